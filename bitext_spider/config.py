@@ -1,0 +1,120 @@
+"""``BITEXT_*`` settings parsed once into a typed, immutable config.
+
+Tests build a :class:`BitextConfig` directly (``BitextConfig()`` or ``BitextConfig.from_settings``
+with a plain dict); components get it from the crawler with ``BitextConfig.from_crawler``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from scrapy.settings import BaseSettings
+
+
+def parse_langs(value: Any) -> frozenset[str] | None:
+    """``"en,fr"`` / ``["en", "fr"]`` -> ``{"en", "fr"}``; empty or None -> None (every language)."""
+    if value is None:
+        return None
+    items: Iterable[str] = value.split(",") if isinstance(value, str) else value
+    langs = frozenset(base_lang(x) for x in items if x and str(x).strip())
+    return langs or None
+
+
+def base_lang(code: str) -> str:
+    """Fold a language tag to its base language (``pt-BR`` -> ``pt``, ``zh_Hans`` -> ``zh``)."""
+    return str(code).strip().lower().replace("_", "-").split("-")[0]
+
+
+@dataclass(frozen=True)
+class BitextConfig:
+    """Every setting the bitext components read; see docs/settings.md for the table."""
+
+    enabled: bool = True
+    langs: frozenset[str] | None = None
+    db_url: str = "sqlite:///bitext.db"
+    max_pages_per_site: int = 0
+    # Size filter (Tomás et al., section 4): largest relative difference allowed.
+    size_file_tolerance: float = 0.30
+    size_tags_tolerance: float = 0.20
+    size_paragraphs_tolerance: float = 0.40
+    # Structure filter: the edit-distance threshold is this fraction of the longer tag sequence.
+    structure_max_ratio: float = 0.30
+    max_tag_tokens: int = 30000
+    lang_min_confidence: float = 0.40
+    lang_min_words: int = 3
+    logstats_interval: float = 30.0
+    writer_batch: int = 200
+    writer_interval: float = 0.5
+
+    _SETTING_NAMES = {
+        "enabled": "BITEXT_ENABLED",
+        "langs": "BITEXT_LANGS",
+        "db_url": "BITEXT_DB_URL",
+        "max_pages_per_site": "BITEXT_MAX_PAGES_PER_SITE",
+        "size_file_tolerance": "BITEXT_SIZE_FILE_TOLERANCE",
+        "size_tags_tolerance": "BITEXT_SIZE_TAGS_TOLERANCE",
+        "size_paragraphs_tolerance": "BITEXT_SIZE_PARAGRAPHS_TOLERANCE",
+        "structure_max_ratio": "BITEXT_STRUCTURE_MAX_RATIO",
+        "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
+        "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
+        "lang_min_words": "BITEXT_LANG_MIN_WORDS",
+        "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
+        "writer_batch": "BITEXT_WRITER_BATCH",
+        "writer_interval": "BITEXT_WRITER_INTERVAL",
+    }
+
+    @classmethod
+    def setting_names(cls) -> Mapping[str, str]:
+        return dict(cls._SETTING_NAMES)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings | Mapping[str, Any]) -> BitextConfig:
+        if not isinstance(settings, BaseSettings):
+            settings = BaseSettings(dict(settings))
+        kwargs: dict[str, Any] = {}
+        defaults = cls()
+        for f in fields(cls):
+            if f.name.startswith("_"):
+                continue
+            name = cls._SETTING_NAMES[f.name]  # type: ignore[index]
+            if name not in settings or settings.get(name) is None:
+                continue
+            default = getattr(defaults, f.name)
+            try:
+                if f.name == "langs":
+                    kwargs[f.name] = parse_langs(settings.get(name))
+                elif isinstance(default, bool):
+                    kwargs[f.name] = settings.getbool(name)
+                elif isinstance(default, int):
+                    kwargs[f.name] = settings.getint(name)
+                elif isinstance(default, float):
+                    kwargs[f.name] = settings.getfloat(name)
+                else:
+                    kwargs[f.name] = str(settings.get(name))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"setting {name}={settings.get(name)!r} is not valid: {exc}") from exc
+        cfg = cls(**kwargs)
+        cfg.validate()
+        return cfg
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> BitextConfig:
+        return cls.from_settings(crawler.settings)
+
+    def validate(self) -> None:
+        for name in ("size_file_tolerance", "size_tags_tolerance", "size_paragraphs_tolerance"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
+        if not 0.0 < self.structure_max_ratio <= 1.0:
+            raise ValueError(f"BITEXT_STRUCTURE_MAX_RATIO must be in (0, 1], got {self.structure_max_ratio}")
+        if self.max_pages_per_site < 0:
+            raise ValueError("BITEXT_MAX_PAGES_PER_SITE must be >= 0 (0 means no cap)")
+
+    def wants(self, lang: str | None) -> bool:
+        """Is ``lang`` one of the languages of interest?"""
+        if not lang or lang == "und":
+            return False
+        return self.langs is None or base_lang(lang) in self.langs

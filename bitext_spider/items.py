@@ -1,0 +1,38 @@
+"""The page item that flows from the spider through the pipelines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from matchers.linearize import Linearized
+from matchers.page_index import CandidateSet
+
+
+@dataclass
+class PageItem:
+    """One fetched HTML page.
+
+    The spider fills the first block; pipelines fill the rest in order: normalize (``html``,
+    ``encoding``, ``features``), language (``lang``, ``lang_score``, ``eligible``), the candidate
+    filters (``candidates``, narrowed by each), and the store.
+    """
+
+    url: str
+    site: str
+    body: bytes = field(repr=False)
+    requested_url: str = ""
+    status: int = 200
+    depth: int = 0
+    fetched_at: float = 0.0
+    content_type: str = ""
+    links: list[str] = field(default_factory=list, repr=False)
+
+    html: str | None = field(default=None, repr=False)
+    encoding: str = ""
+    features: Linearized | None = field(default=None, repr=False)
+    too_large: bool = False
+    lang: str | None = None
+    lang_score: float = 0.0
+    eligible: bool = False
+    candidates: list[CandidateSet] = field(default_factory=list, repr=False)
+    note: str = ""

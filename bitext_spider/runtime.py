@@ -1,0 +1,114 @@
+"""Per-crawl state shared by the spider and the pipelines through the crawler (no module globals).
+
+``BitextRuntime.of(crawler)`` returns the one runtime of a crawl: its typed config, the store and
+its writer thread, the language identifier, and one :class:`SiteState` per seed site (the index of
+the site's earlier pages, rebuilt from the database when a crawl is resumed).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from bitext_spider.config import BitextConfig
+from bitext_spider.seeds import Site
+from bitext_spider.store import PageRecord, Store, StoreWriter
+from matchers.language_id import LanguageIdentifier
+from matchers.page_index import PageFeatures, SiteIndex
+
+logger = logging.getLogger(__name__)
+
+_ATTR = "_bitext_runtime"
+
+
+@dataclass
+class SiteState:
+    """One seed site during a crawl."""
+
+    site: Site
+    site_id: int
+    index: SiteIndex
+    stored_urls: set[str] = field(default_factory=set)
+    frontier: list[str] = field(default_factory=list)
+    pages_seen: int = 0  # HTML pages taken (for BITEXT_MAX_PAGES_PER_SITE)
+    requested: int = 0  # requests in the site's budget (for BITEXT_MAX_PAGES_PER_SITE)
+
+    @property
+    def key(self) -> str:
+        return self.site.key
+
+
+class BitextRuntime:
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+        self.config = BitextConfig.from_crawler(crawler)
+        self.store = Store(self.config.db_url)
+        self.writer = StoreWriter(
+            self.store,
+            batch=self.config.writer_batch,
+            interval=self.config.writer_interval,
+            on_written=self._written,
+        )
+        self.language = LanguageIdentifier()
+        self.sites: dict[str, SiteState] = {}
+        self._closed = False
+
+    @property
+    def stats(self) -> Any:
+        # The crawler's stats exist only once the crawl starts, after components are built.
+        return self.crawler.stats
+
+    @classmethod
+    def of(cls, crawler: Any) -> BitextRuntime:
+        runtime = getattr(crawler, _ATTR, None)
+        if runtime is None:
+            runtime = cls(crawler)
+            setattr(crawler, _ATTR, runtime)
+        return runtime
+
+    def _written(self, records: list[PageRecord]) -> None:
+        self.stats.inc_value("bitext/pages/stored", len(records))
+
+    def open_site(self, site: Site) -> SiteState:
+        """Register a seed site; a site already in the database is resumed from its stored pages."""
+        if site.key in self.sites:
+            return self.sites[site.key]
+        site_id = self.store.ensure_site(site.key, list(site.start_urls))
+        state = SiteState(site=site, site_id=site_id, index=SiteIndex(site.key))
+        links: dict[str, None] = {}
+        for page in self.store.stored_pages(site_id):
+            state.stored_urls.add(page.url)
+            links.update(dict.fromkeys(page.links))
+            if page.eligible and page.lang and page.tokens is not None:
+                state.index.register(
+                    PageFeatures(page.url, page.lang, page.size_bytes, page.size_chars, page.n_tags,
+                                 page.n_paragraphs, page.tokens)
+                )
+        state.pages_seen = state.requested = len(state.stored_urls)
+        state.frontier = [u for u in links if u not in state.stored_urls]
+        if state.stored_urls:
+            logger.info(
+                "site %s: resuming with %d stored pages (%d indexed), %d links to follow",
+                site.key, len(state.stored_urls), len(state.index), len(state.frontier),
+            )
+            self.stats.inc_value("bitext/pages/resumed", len(state.stored_urls))
+        self.sites[site.key] = state
+        return state
+
+    def close(self) -> None:
+        """Flush pending writes and resolve every site's pairs (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self.writer.flush()
+        self.writer.close()
+        total = 0
+        for state in self.sites.values():
+            n = self.store.resolve_site(state.site_id)
+            total += n
+            logger.info("site %s: %d pairs", state.key, n)
+        self.stats.set_value("bitext/pairs", total)
+        if self.writer.failures:
+            self.stats.set_value("bitext/errors/store", self.writer.failures)
+        self.store.close()

@@ -1,0 +1,217 @@
+"""The ``site`` spider: crawl each seed site and yield one :class:`PageItem` per HTML page.
+
+    scrapy crawl site -a seeds=list.txt [-a langs=en,fr]
+
+It stays on each site's hosts, follows ``<a href>``, ``<link rel="alternate" hreflang>``, RSS/Atom
+feeds and XML sitemaps (from links and from robots.txt ``Sitemap:`` lines), skips non-HTML
+content, honours ``BITEXT_MAX_PAGES_PER_SITE`` and ``DEPTH_LIMIT``, and resumes from the database:
+pages already stored are not fetched again and their links seed the frontier.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Iterable, Iterator
+from typing import Any
+from urllib.parse import urldefrag, urlsplit
+
+import scrapy
+from protego import Protego
+from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
+from scrapy.linkextractors import LinkExtractor
+from scrapy.utils.sitemap import Sitemap
+from twisted.python.failure import Failure
+
+from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime, SiteState
+from bitext_spider.seeds import SeedsError, Site, load_seeds, parse_seeds_text
+
+logger = logging.getLogger(__name__)
+
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+_SITE = "bitext_site"
+
+
+class SiteSpider(scrapy.Spider):
+    name = "site"
+
+    def __init__(self, seeds: str | None = None, langs: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.seeds_arg = seeds
+        self.langs_arg = langs
+        self.sites: list[Site] = []
+        self.malformed_seed_lines = 0
+        self._links = LinkExtractor(tags=("a", "area"), attrs=("href",), unique=True)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
+        if kwargs.get("langs"):
+            crawler.settings.set("BITEXT_LANGS", kwargs["langs"], priority="spider")
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.sites = spider._load_sites()
+        spider.runtime = BitextRuntime.of(crawler)
+        spider.allowed_domains = sorted({urlsplit(u).hostname or "" for s in spider.sites for u in s.start_urls})
+        return spider
+
+    def _load_sites(self) -> list[Site]:
+        if not self.seeds_arg:
+            msg = "no seeds given: run `scrapy crawl site -a seeds=PATH` (one site a line)"
+            logger.error(msg)
+            raise SeedsError(msg)
+        try:
+            if "://" in self.seeds_arg and not self.seeds_arg.strip().endswith((".txt", ".lst")):
+                # Inline seeds: URLs separated by ';' or newlines, one site per part.
+                report = parse_seeds_text(self.seeds_arg.replace(";", "\n"), source="seeds argument")
+                for problem in report.problems:
+                    logger.error(problem)
+                if not report.sites:
+                    raise SeedsError("the seeds argument has no valid site")
+            else:
+                report = load_seeds(self.seeds_arg)
+        except SeedsError as exc:
+            logger.error("%s", exc)
+            raise
+        self.malformed_seed_lines = len(report.problems)
+        return report.sites
+
+    # -- requests -----------------------------------------------------------------------------
+    def _request(self, url: str, state: SiteState, **kwargs: Any) -> scrapy.Request | None:
+        url = urldefrag(url)[0]
+        if urlsplit(url).netloc.lower() not in state.site.hosts or url in state.stored_urls:
+            return None
+        cap = self.runtime.config.max_pages_per_site
+        if cap and state.requested >= cap:
+            self.crawler.stats.inc_value("bitext/skipped/page_cap")
+            return None
+        state.requested += 1
+        meta = {_SITE: state.key, **kwargs.pop("meta", {})}
+        return scrapy.Request(url, callback=self.parse, errback=self.on_error, meta=meta, **kwargs)
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        self.crawler.stats.set_value("bitext/seeds/sites", len(self.sites))
+        self.crawler.stats.set_value("bitext/seeds/malformed_lines", self.malformed_seed_lines)
+        for site in self.sites:
+            state = await asyncio.to_thread(self.runtime.open_site, site)
+            for host in sorted(site.hosts):
+                scheme = next((urlsplit(u).scheme for u in site.start_urls if urlsplit(u).netloc == host), "http")
+                yield scrapy.Request(
+                    f"{scheme}://{host}/robots.txt",
+                    callback=self.parse_robots,
+                    errback=self.on_error,
+                    meta={_SITE: site.key, "dont_obey_robotstxt": True},
+                    priority=10,
+                )
+            for url in list(site.start_urls) + state.frontier:
+                req = self._request(url, state)
+                if req is not None:
+                    yield req
+
+    def _follow(self, urls: Iterable[str], state: SiteState, response: Response) -> Iterator[scrapy.Request]:
+        for url in urls:
+            req = self._request(response.urljoin(url), state)
+            if req is not None:
+                yield req
+
+    # -- callbacks ----------------------------------------------------------------------------
+    def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
+        state = self.runtime.sites[response.meta[_SITE]]
+        if response.status != 200 or not isinstance(response, TextResponse):
+            return
+        robots = Protego.parse(response.text)
+        yield from self._follow(robots.sitemaps, state, response)
+
+    def parse(self, response: Response) -> Iterator[Any]:
+        state = self.runtime.sites[response.meta[_SITE]]
+        stats = self.crawler.stats
+        if urlsplit(response.url).netloc.lower() not in state.site.hosts:
+            stats.inc_value("bitext/skipped/offsite_redirect")
+            state.requested -= 1
+            return
+        if self._is_xml(response):
+            state.requested -= 1  # sitemaps and feeds are not pages
+            yield from self._follow(self._xml_links(response), state, response)
+            return
+        if not self._is_html(response):
+            stats.inc_value("bitext/skipped/non_html")
+            state.requested -= 1
+            logger.debug("not HTML (%s): %s", response.headers.get("Content-Type"), response.url)
+            return
+        if response.url in state.stored_urls:
+            return
+        cap = self.runtime.config.max_pages_per_site
+        if cap and state.pages_seen >= cap:
+            stats.inc_value("bitext/skipped/page_cap")
+            return
+        state.pages_seen += 1
+        links = self._page_links(response, state)
+        content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        yield PageItem(
+            url=response.url,
+            site=state.key,
+            body=response.body,
+            requested_url=response.request.url if response.request else response.url,
+            status=response.status,
+            depth=int(response.meta.get("depth", 0)),
+            fetched_at=time.time(),
+            content_type=content_type,
+            links=links,
+        )
+        yield from self._follow(links, state, response)
+
+    def on_error(self, failure: Failure) -> None:
+        request = failure.request  # type: ignore[attr-defined]
+        key = request.meta.get(_SITE)
+        state = self.runtime.sites.get(key) if key else None
+        if state is not None and not request.url.endswith("/robots.txt"):
+            state.requested -= 1  # a failed fetch doesn't use up the page cap
+        self.crawler.stats.inc_value(f"bitext/errors/{failure.type.__name__}")
+        logger.warning("fetch failed: %s: %s", request.url, failure.getErrorMessage())
+
+    # -- helpers ------------------------------------------------------------------------------
+    @staticmethod
+    def _is_html(response: Response) -> bool:
+        if isinstance(response, HtmlResponse):
+            return True
+        ctype = response.headers.get("Content-Type", b"").decode("latin-1").lower()
+        return any(t in ctype for t in _HTML_TYPES)
+
+    @staticmethod
+    def _is_xml(response: Response) -> bool:
+        if isinstance(response, XmlResponse):
+            return True
+        ctype = response.headers.get("Content-Type", b"").decode("latin-1").lower()
+        return "xml" in ctype and not any(t in ctype for t in _HTML_TYPES)
+
+    def _xml_links(self, response: Response) -> list[str]:
+        """Page URLs listed by an XML sitemap (or sitemap index) or an RSS/Atom feed."""
+        head = response.body[:2048]
+        if b"<urlset" in head or b"<sitemapindex" in head:
+            try:
+                return [entry["loc"] for entry in Sitemap(response.body) if entry.get("loc")]
+            except Exception as exc:  # a broken sitemap must not stop the crawl
+                logger.warning("unreadable sitemap %s: %s", response.url, exc)
+                return []
+        sel = scrapy.Selector(text=response.text, type="xml") if isinstance(response, TextResponse) else None
+        if sel is None:
+            return []
+        sel.remove_namespaces()
+        return sel.xpath("//item/link/text() | //entry/link[not(@rel) or @rel='alternate']/@href").getall()
+
+    def _page_links(self, response: Response, state: SiteState) -> list[str]:
+        urls: dict[str, None] = {}
+        try:
+            for link in self._links.extract_links(response):
+                urls[urldefrag(link.url)[0]] = None
+            alternates = response.xpath(
+                "//link[@hreflang]/@href"
+                " | //link[contains(@type, 'rss') or contains(@type, 'atom')]/@href"
+                " | //link[@rel='sitemap']/@href"
+            ).getall()
+        except (ValueError, AttributeError) as exc:  # undecodable or unparsable body
+            logger.warning("no links extracted from %s: %s", response.url, exc)
+            return list(urls)
+        for href in alternates:
+            urls[urldefrag(response.urljoin(href.strip()))[0]] = None
+        return [u for u in urls if urlsplit(u).netloc.lower() in state.site.hosts]

@@ -1,0 +1,37 @@
+"""One-to-one resolution of candidate pairs, best score first.
+
+Each page pairs with at most one page of each other language: candidates are taken greedily in
+decreasing score order, and one is dropped when either page already has a partner in the other
+page's language.  This is the rule of the WMT16 document-alignment task and what Tomás et al.
+(*WebMining*, section 2.2) imply by detecting "parallel webpages" rather than sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Scored:
+    page1: int
+    lang1: str
+    page2: int
+    lang2: str
+    score: float
+
+
+def resolve_one_to_one(candidates: Iterable[Scored]) -> list[Scored]:
+    """Greedy best-first matching; ties are broken by page ids so the result is deterministic."""
+    ordered = sorted(candidates, key=lambda c: (-c.score, min(c.page1, c.page2), max(c.page1, c.page2)))
+    taken: set[tuple[int, str]] = set()
+    chosen: list[Scored] = []
+    for c in ordered:
+        if c.lang1 == c.lang2:
+            continue
+        if (c.page1, c.lang2) in taken or (c.page2, c.lang1) in taken:
+            continue
+        taken.add((c.page1, c.lang2))
+        taken.add((c.page2, c.lang1))
+        chosen.append(c)
+    return chosen

@@ -1,0 +1,144 @@
+"""The index of a site's earlier pages, by language, that each new page is compared against.
+
+Tomás et al., *WebMining*, section 2.2: "Once a new page is downloaded, it is stored and compared
+to all previously downloaded ones looking for possible parallel webpages."  Each language keeps
+its pages' sizes in growable numpy columns (the size filter is one vectorized pass) and their tag
+sequences in one flat :class:`~matchers.tag_store.TagSequenceStore` (the structure filter runs
+one batched kernel call).  A new page is registered and handed its candidate sets in one step, so
+two pages processed concurrently still meet: the later one always sees the earlier one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from matchers.tag_store import TagSequenceStore
+
+
+class GrowableColumn:
+    """Append-only numpy column with amortized doubling."""
+
+    def __init__(self, dtype: type | np.dtype, capacity: int = 256) -> None:
+        self._data = np.zeros(capacity, dtype=dtype)
+        self._n = 0
+
+    def append(self, value: float) -> None:
+        if self._n == len(self._data):
+            grown = np.zeros(2 * len(self._data), dtype=self._data.dtype)
+            grown[: self._n] = self._data[: self._n]
+            self._data = grown
+        self._data[self._n] = value
+        self._n += 1
+
+    def view(self, n: int | None = None) -> np.ndarray:
+        return self._data[: self._n if n is None else n]
+
+    def __len__(self) -> int:
+        return self._n
+
+
+@dataclass
+class PageFeatures:
+    """What the index needs of one page."""
+
+    url: str
+    lang: str
+    size_bytes: int
+    size_chars: int
+    n_tags: int
+    n_paragraphs: int
+    tokens: np.ndarray
+
+
+@dataclass
+class CandidateSet:
+    """Earlier pages of one other language still in the running for a new page.
+
+    ``rows`` index that language's :class:`LanguageIndex`; ``scores`` holds one array per filter
+    that has run, aligned with ``rows``.  Filters narrow the set with :meth:`narrow`.
+    """
+
+    lang: str
+    rows: np.ndarray
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def add_scores(self, **scores: np.ndarray) -> None:
+        for name, values in scores.items():
+            self.scores[name] = np.asarray(values)
+
+    def narrow(self, mask: np.ndarray) -> None:
+        """Keep only the candidates where ``mask`` is true (scores follow)."""
+        mask = np.asarray(mask, dtype=bool)
+        self.rows = self.rows[mask]
+        self.scores = {k: v[mask] for k, v in self.scores.items()}
+
+
+class LanguageIndex:
+    """Pages of one language on one site."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+        self.size_bytes = GrowableColumn(np.int64)
+        self.size_chars = GrowableColumn(np.int64)
+        self.n_tags = GrowableColumn(np.int64)
+        self.n_paragraphs = GrowableColumn(np.int64)
+        self.tags = TagSequenceStore()
+
+    def __len__(self) -> int:
+        return len(self.urls)
+
+    def add(self, page: PageFeatures) -> int:
+        row = self.tags.add(page.tokens)
+        self.urls.append(page.url)
+        self.size_bytes.append(page.size_bytes)
+        self.size_chars.append(page.size_chars)
+        self.n_tags.append(page.n_tags)
+        self.n_paragraphs.append(page.n_paragraphs)
+        return row
+
+    def sizes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return (
+            self.size_bytes.view()[rows],
+            self.size_chars.view()[rows],
+            self.n_tags.view()[rows],
+            self.n_paragraphs.view()[rows],
+        )
+
+
+class SiteIndex:
+    """All languages of one site."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.languages: dict[str, LanguageIndex] = {}
+        self._urls: set[str] = set()
+
+    def __contains__(self, url: str) -> bool:
+        return url in self._urls
+
+    def __len__(self) -> int:
+        return len(self._urls)
+
+    def register(self, page: PageFeatures) -> list[CandidateSet]:
+        """Add ``page`` and return every earlier page of each other language as candidates.
+
+        A URL already registered (a resumed crawl re-reading it) yields no candidates.
+        """
+        if page.url in self._urls:
+            return []
+        candidates = [
+            CandidateSet(lang=lang, rows=np.arange(len(index), dtype=np.int64))
+            for lang, index in self.languages.items()
+            if lang != page.lang and len(index)
+        ]
+        self.languages.setdefault(page.lang, LanguageIndex()).add(page)
+        self._urls.add(page.url)
+        return candidates
+
+    def index(self, lang: str) -> LanguageIndex:
+        return self.languages[lang]

@@ -1,0 +1,67 @@
+"""Structure filter stage: weighted tag-sequence edit distance under a threshold that grows with
+the page size (matchers.edit_distance, matchers.structure_threshold).
+
+The batched numba kernel releases the GIL and runs in a worker thread, so the reactor keeps
+downloading while a page is compared against thousands of earlier ones.  One thread only: the
+kernel is already parallel inside (``prange``), and numba's default threading layer must not be
+entered from two threads at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from scrapy.exceptions import NotConfigured
+
+from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime
+from matchers.edit_distance import SCALE
+from matchers.page_index import CandidateSet, SiteIndex
+from matchers.structure_threshold import scaled_limits, similarity
+
+
+def structure_filter(index: SiteIndex, tokens: np.ndarray, candidates: list[CandidateSet], ratio: float) -> None:
+    """Score and narrow ``candidates`` in place."""
+    for cand in candidates:
+        store = index.index(cand.lang).tags
+        other_len = store.lengths[cand.rows]
+        limits = scaled_limits(len(tokens), other_len, ratio)
+        dist = store.distances(tokens, cand.rows, limits)
+        ok = dist <= limits
+        cand.add_scores(
+            edit_distance=np.where(ok, dist / SCALE, np.nan),
+            structure_threshold=limits / SCALE,
+            structure=np.where(ok, similarity(dist, len(tokens), other_len), 0.0),
+        )
+        cand.narrow(ok)
+
+
+class StructureFilterPipeline:
+    def __init__(self, runtime: BitextRuntime) -> None:
+        self.runtime = runtime
+        self.config = runtime.config
+        self.stats = runtime.stats
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-structure")
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> StructureFilterPipeline:
+        runtime = BitextRuntime.of(crawler)
+        if not runtime.config.enabled:
+            raise NotConfigured("BITEXT_ENABLED is off")
+        return cls(runtime)
+
+    async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        if not item.candidates or item.features is None:
+            return item
+        index = self.runtime.sites[item.site].index
+        args = (index, item.features.tokens, item.candidates, self.config.structure_max_ratio)
+        await asyncio.get_running_loop().run_in_executor(self._executor, structure_filter, *args)
+        item.candidates = [c for c in item.candidates if len(c)]
+        self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))
+        return item
+
+    def close_spider(self, spider: Any = None) -> None:
+        self._executor.shutdown(wait=True)
