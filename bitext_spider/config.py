@@ -41,6 +41,8 @@ class BitextConfig:
     size_paragraphs_tolerance: float = 0.40
     # Structure filter: the edit-distance threshold is this fraction of the longer tag sequence.
     structure_max_ratio: float = 0.30
+    # ... and the aligned text chunks' lengths must correlate at least this much (STRAND's r).
+    structure_min_correlation: float = 0.50
     max_tag_tokens: int = 30000
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
@@ -57,6 +59,7 @@ class BitextConfig:
         "size_tags_tolerance": "BITEXT_SIZE_TAGS_TOLERANCE",
         "size_paragraphs_tolerance": "BITEXT_SIZE_PARAGRAPHS_TOLERANCE",
         "structure_max_ratio": "BITEXT_STRUCTURE_MAX_RATIO",
+        "structure_min_correlation": "BITEXT_STRUCTURE_MIN_CORRELATION",
         "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
         "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",

@@ -10,11 +10,18 @@ two pages processed concurrently still meet: the later one always sees the earli
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from matchers.tag_store import TagSequenceStore
+
+MIN_DUP_TOKENS = 20
+
+
+def _fingerprint(tokens: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(tokens, dtype=np.int32).tobytes(), digest_size=16).digest()
 
 
 class GrowableColumn:
@@ -117,12 +124,27 @@ class SiteIndex:
         self.key = key
         self.languages: dict[str, LanguageIndex] = {}
         self._urls: set[str] = set()
+        self._fingerprints: dict[tuple[str, bytes], str] = {}
 
     def __contains__(self, url: str) -> bool:
         return url in self._urls
 
     def __len__(self) -> int:
         return len(self._urls)
+
+    def duplicate_of(self, page: PageFeatures) -> str | None:
+        """URL of an earlier page of the same language with the very same tag sequence.
+
+        Sites serve one page under several URLs (``/dir/`` and ``/dir/index.html``, tracking
+        parameters); a copy would compete with its original for the same translation.  Equal
+        sequences (word counts of every text chunk included) of at least ``MIN_DUP_TOKENS`` tokens
+        are taken as copies; shorter ones are too generic to tell.
+        """
+        if len(page.tokens) < MIN_DUP_TOKENS:
+            return None
+        key = (page.lang, _fingerprint(page.tokens))
+        first = self._fingerprints.get(key)
+        return first if first is not None and first != page.url else None
 
     def register(self, page: PageFeatures) -> list[CandidateSet]:
         """Add ``page`` and return every earlier page of each other language as candidates.
@@ -138,6 +160,8 @@ class SiteIndex:
         ]
         self.languages.setdefault(page.lang, LanguageIndex()).add(page)
         self._urls.add(page.url)
+        if len(page.tokens) >= MIN_DUP_TOKENS:
+            self._fingerprints.setdefault((page.lang, _fingerprint(page.tokens)), page.url)
         return candidates
 
     def index(self, lang: str) -> LanguageIndex:

@@ -1,5 +1,9 @@
 """Size filter stage: register the page in its site's index and keep the earlier pages of other
-languages whose file size, tag count and paragraph count are close (matchers.size_ratio)."""
+languages whose file size, tag count and paragraph count are close (matchers.size_ratio).
+
+An exact copy of an earlier page of the same language (same tag sequence) is stored but not
+registered, so it cannot take its original's translation.
+"""
 
 from __future__ import annotations
 
@@ -33,6 +37,12 @@ class SizeFilterPipeline:
         f = item.features
         size_chars = len(item.html or "")
         page = PageFeatures(item.url, item.lang, len(item.body), size_chars, f.n_tags, f.n_paragraphs, f.tokens)
+        original = site.index.duplicate_of(page)
+        if original is not None:
+            item.eligible = False
+            item.note = f"duplicate of {original}"
+            self.stats.inc_value("bitext/pages/duplicates")
+            return item
         item.candidates = site.index.register(page)
         compared = passed = 0
         for cand in item.candidates:

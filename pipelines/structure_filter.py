@@ -1,5 +1,6 @@
 """Structure filter stage: weighted tag-sequence edit distance under a threshold that grows with
-the page size (matchers.edit_distance, matchers.structure_threshold).
+the page size (matchers.edit_distance, matchers.structure_threshold), then the correlation of the
+aligned text-chunk lengths (matchers.chunk_correlation).
 
 The batched numba kernel releases the GIL and runs in a worker thread, so the reactor keeps
 downloading while a page is compared against thousands of earlier ones.  One thread only: the
@@ -18,13 +19,16 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
+from matchers.chunk_correlation import chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.structure_threshold import scaled_limits, similarity
 
 
-def structure_filter(index: SiteIndex, tokens: np.ndarray, candidates: list[CandidateSet], ratio: float) -> None:
-    """Score and narrow ``candidates`` in place."""
+def structure_filter(
+    index: SiteIndex, tokens: np.ndarray, candidates: list[CandidateSet], ratio: float, min_correlation: float
+) -> None:
+    """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation."""
     for cand in candidates:
         store = index.index(cand.lang).tags
         other_len = store.lengths[cand.rows]
@@ -37,6 +41,13 @@ def structure_filter(index: SiteIndex, tokens: np.ndarray, candidates: list[Cand
             structure=np.where(ok, similarity(dist, len(tokens), other_len), 0.0),
         )
         cand.narrow(ok)
+        # Text-length correlation only for the few pairs within the distance threshold.
+        corr = np.full(len(cand), np.nan)
+        chunks = np.zeros(len(cand), dtype=np.int64)
+        for i, row in enumerate(cand.rows):
+            corr[i], chunks[i] = chunk_correlation(tokens, store.tokens(int(row)))
+        cand.add_scores(chunk_correlation=corr, aligned_chunks=chunks)
+        cand.narrow(np.isnan(corr) | (corr >= min_correlation))
 
 
 class StructureFilterPipeline:
@@ -57,7 +68,13 @@ class StructureFilterPipeline:
         if not item.candidates or item.features is None:
             return item
         index = self.runtime.sites[item.site].index
-        args = (index, item.features.tokens, item.candidates, self.config.structure_max_ratio)
+        args = (
+            index,
+            item.features.tokens,
+            item.candidates,
+            self.config.structure_max_ratio,
+            self.config.structure_min_correlation,
+        )
         await asyncio.get_running_loop().run_in_executor(self._executor, structure_filter, *args)
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))
