@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from matchers.edit_distance import SCALE
+from matchers.edit_distance import SCALE, _cost
 
 MAX_CELLS = 16_000_000  # 16 MB of directions: about 4,000 x 4,000 tokens
 MIN_CHUNKS = 3
@@ -41,12 +41,7 @@ def _aligned_text_lengths(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.
         move[i, 0] = 1
         x = a[i - 1]
         for j in range(1, m + 1):
-            y = b[j - 1]
-            if x > 0 and y > 0:
-                c = min(abs(x - y), SCALE)
-            else:
-                c = 0 if x == y else SCALE
-            best = prev[j - 1] + c
+            best = prev[j - 1] + _cost(x, b[j - 1])
             mv = 0
             if prev[j] + SCALE < best:
                 best = prev[j] + SCALE
