@@ -1,0 +1,117 @@
+"""The pipeline chain on hand-made pages, without the network: items in, stored rows out."""
+
+import asyncio
+
+import pytest
+from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.utils.test import get_crawler
+
+from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime
+from bitext_spider.seeds import Site
+from bitext_spider.spiders.site import SiteSpider
+from bitext_spider.store import Store
+from pipelines.language import LanguagePipeline
+from pipelines.normalize import NormalizePipeline
+from pipelines.size_filter import SizeFilterPipeline
+from pipelines.store import StorePipeline
+from pipelines.structure_filter import StructureFilterPipeline
+
+SITE = Site("s.test", ("http://s.test/",), frozenset({"s.test"}))
+
+EN_A = ["Opening hours of the city library", "The library is open every day from nine in the morning.",
+        "Children can borrow books for three weeks without paying anything at all.",
+        "Please bring your card when you visit us."]
+FR_A = ["Horaires d'ouverture de la bibliothèque municipale",
+        "La bibliothèque est ouverte tous les jours à partir de neuf heures du matin.",
+        "Les enfants peuvent emprunter des livres pendant trois semaines sans rien payer du tout.",
+        "Merci d'apporter votre carte lors de votre visite."]
+EN_B = ["How to recycle your household waste", "Glass goes into the green container near the market.",
+        "Paper and cardboard are collected on Tuesday mornings in every street of the old town, "
+        "and the collection starts very early so put them out the evening before.",
+        "Batteries must be returned to a shop.", "Thank you for keeping the city clean."]
+EN_B_LIST = "<ul>" + "".join(f"<li><a href='/w/{i}'>Waste type {i}</a></li>" for i in range(8)) + "</ul>"
+
+
+def page_html(lang, blocks):
+    body = "".join(f"<p>{b}</p>" for b in blocks[1:])
+    return (f'<html lang="{lang}"><head><title>{blocks[0]}</title></head><body><nav><a href="/">Home</a></nav>'
+            f"<h1>{blocks[0]}</h1>{body}<footer><p>City of Example</p></footer></body></html>")
+
+
+def item(url, html, encoding="utf-8", content_type=None):
+    return PageItem(url=url, site=SITE.key, body=html.encode(encoding),
+                    content_type=content_type or f"text/html; charset={encoding}")
+
+
+@pytest.fixture
+def chain(tmp_path):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'p.db'}"})
+    runtime = BitextRuntime.of(crawler)
+    runtime.open_site(SITE)
+    stages = [cls.from_crawler(crawler) for cls in (NormalizePipeline, LanguagePipeline, SizeFilterPipeline,
+                                                    StructureFilterPipeline, StorePipeline)]
+
+    def run(it):
+        async def go():
+            for stage in stages:
+                result = stage.process_item(it)
+                it2 = await result if asyncio.iscoroutine(result) else result
+                assert it2 is it
+            return it
+        return asyncio.run(go())
+
+    yield crawler, runtime, stages, run
+    stages[3].close_spider()
+
+
+def test_translation_pair_found_and_stored(chain, tmp_path):
+    crawler, runtime, stages, run = chain
+    en = run(item("http://s.test/en/a", page_html("en", EN_A)))
+    assert en.lang == "en" and en.eligible and en.candidates == []
+    enb = run(item("http://s.test/en/b", page_html("en", EN_B).replace("</h1>", "</h1>" + EN_B_LIST)))
+    assert enb.lang == "en"
+    fr = item("http://s.test/fr/a", page_html("fr", FR_A), encoding="iso-8859-1")
+    run(fr)
+    assert fr.lang == "fr" and fr.encoding == "cp1252"
+    runtime.close()
+    stats = crawler.stats.get_stats()
+    assert stats["bitext/pages"] == 3 and stats["bitext/pages/lang/en"] == 2
+    assert stats["bitext/candidates/compared"] == 2
+    assert stats["bitext/candidates/structure"] == 1, stats
+    assert stats["bitext/pairs"] == 1
+    store = Store(runtime.config.db_url, create=False)
+    pairs = [(r.url1, r.url2) for r in store.pairs()]
+    assert pairs == [("http://s.test/en/a", "http://s.test/fr/a")]
+    cand = next(iter(store.candidates()))
+    assert set(cand.scores) >= {"size_file", "size_tags", "size_paragraphs", "edit_distance", "structure",
+                                "chunk_correlation"}
+    pages = {p.url: p for p in store.pages()}
+    assert "bibliothèque" in pages["http://s.test/fr/a"].text
+
+
+def test_languages_of_interest(tmp_path):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'l.db'}", "BITEXT_LANGS": "en,de"})
+    runtime = BitextRuntime.of(crawler)
+    runtime.open_site(SITE)
+    it = item("http://s.test/fr/a", page_html("fr", FR_A))
+    for cls in (NormalizePipeline, LanguagePipeline, SizeFilterPipeline):
+        cls.from_crawler(crawler).process_item(it)
+    assert it.lang == "fr" and not it.eligible and it.candidates == []
+    assert len(runtime.sites[SITE.key].index) == 0
+
+
+def test_binary_body_is_dropped_with_a_reason(chain):
+    crawler, runtime, stages, run = chain
+    with pytest.raises(DropItem, match="binary content"):
+        stages[0].process_item(PageItem(url="http://s.test/x.html", site=SITE.key,
+                                        body=b"%PDF-1.4\x00\x01" * 100, content_type="text/html"))
+    assert crawler.stats.get_value("bitext/pages/dropped/binary") == 1
+
+
+def test_disabled_matching_pipelines_are_not_configured(tmp_path):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'd.db'}", "BITEXT_ENABLED": False})
+    for cls in (NormalizePipeline, LanguagePipeline, SizeFilterPipeline, StructureFilterPipeline):
+        with pytest.raises(NotConfigured):
+            cls.from_crawler(crawler)
+    assert isinstance(StorePipeline.from_crawler(crawler), StorePipeline)
