@@ -29,7 +29,7 @@ def base_lang(code: str) -> str:
 
 @dataclass(frozen=True)
 class BitextConfig:
-    """Every setting the bitext components read; see docs/settings.md for the table."""
+    """Every setting the bitext components read; the table is in README.md."""
 
     enabled: bool = True
     langs: frozenset[str] | None = None

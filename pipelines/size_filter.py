@@ -11,10 +11,27 @@ from typing import Any
 
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from matchers.page_index import PageFeatures
+from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
 from matchers.size_ratio import size_mask, size_scores
+
+
+def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> tuple[list[CandidateSet], int]:
+    """Register ``page`` and return its size-passing candidates, and how many were compared."""
+    candidates = index.register(page)
+    compared = 0
+    own = (page.size_bytes, page.size_chars, page.n_tags, page.n_paragraphs)
+    for cand in candidates:
+        cand.add_scores(**size_scores(own, index.index(cand.lang).sizes(cand.rows)))
+        compared += len(cand)
+        cand.narrow(
+            size_mask(
+                cand.scores, config.size_file_tolerance, config.size_tags_tolerance, config.size_paragraphs_tolerance
+            )
+        )
+    return [c for c in candidates if len(c)], compared
 
 
 class SizeFilterPipeline:
@@ -43,23 +60,8 @@ class SizeFilterPipeline:
             item.note = f"duplicate of {original}"
             self.stats.inc_value("bitext/pages/duplicates")
             return item
-        item.candidates = site.index.register(page)
-        compared = passed = 0
-        for cand in item.candidates:
-            index = site.index.index(cand.lang)
-            scores = size_scores((len(item.body), size_chars, f.n_tags, f.n_paragraphs), index.sizes(cand.rows))
-            cand.add_scores(**scores)
-            compared += len(cand)
-            cand.narrow(
-                size_mask(
-                    cand.scores,
-                    self.config.size_file_tolerance,
-                    self.config.size_tags_tolerance,
-                    self.config.size_paragraphs_tolerance,
-                )
-            )
-            passed += len(cand)
-        item.candidates = [c for c in item.candidates if len(c)]
+        item.candidates, compared = size_filter(site.index, page, self.config)
+        passed = sum(len(c) for c in item.candidates)
         self.stats.inc_value("bitext/candidates/compared", compared)
         self.stats.inc_value("bitext/candidates/size", passed)
         return item
