@@ -36,7 +36,7 @@ def project_settings(overrides: Mapping[str, Any] | None = None) -> Settings:
 
 def crawl(seeds: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """Run the ``site`` spider in this process; returns the crawl's stats."""
-    process = CrawlerProcess(project_settings(overrides), install_root_handler=True)
+    process = CrawlerProcess(project_settings(overrides))
     crawler = process.create_crawler(SiteSpider)
     process.crawl(crawler, seeds=seeds)
     process.start()

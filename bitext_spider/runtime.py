@@ -33,6 +33,7 @@ class SiteState:
     frontier: list[str] = field(default_factory=list)
     pages_seen: int = 0  # HTML pages taken (for BITEXT_MAX_PAGES_PER_SITE)
     requested: int = 0  # requests in the site's budget (for BITEXT_MAX_PAGES_PER_SITE)
+    requested_urls: set[str] = field(default_factory=set)
 
     @property
     def key(self) -> str:

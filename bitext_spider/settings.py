@@ -29,6 +29,11 @@ DEPTH_PRIORITY = 1
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
+DOWNLOADER_MIDDLEWARES = {
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "bitext_spider.middlewares.RobotsTxtMiddleware": 100,
+}
+
 ITEM_PIPELINES = {
     "pipelines.normalize.NormalizePipeline": 100,
     "pipelines.language.LanguagePipeline": 200,

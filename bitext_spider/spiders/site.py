@@ -19,8 +19,10 @@ from urllib.parse import urldefrag, urlsplit
 
 import scrapy
 from protego import Protego
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.linkextractors import LinkExtractor
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
@@ -79,13 +81,14 @@ class SiteSpider(scrapy.Spider):
     # -- requests -----------------------------------------------------------------------------
     def _request(self, url: str, state: SiteState, **kwargs: Any) -> scrapy.Request | None:
         url = urldefrag(url)[0]
-        if urlsplit(url).netloc.lower() not in state.site.hosts or url in state.stored_urls:
+        if url in state.requested_urls or url in state.stored_urls or urlsplit(url).netloc.lower() not in state.site.hosts:
             return None
         cap = self.runtime.config.max_pages_per_site
         if cap and state.requested >= cap:
             self.crawler.stats.inc_value("bitext/skipped/page_cap")
             return None
         state.requested += 1
+        state.requested_urls.add(url)
         meta = {_SITE: state.key, **kwargs.pop("meta", {})}
         return scrapy.Request(url, callback=self.parse, errback=self.on_error, meta=meta, **kwargs)
 
@@ -167,7 +170,10 @@ class SiteSpider(scrapy.Spider):
         if state is not None and not request.url.endswith("/robots.txt"):
             state.requested -= 1  # a failed fetch doesn't use up the page cap
         self.crawler.stats.inc_value(f"bitext/errors/{failure.type.__name__}")
-        logger.warning("fetch failed: %s: %s", request.url, failure.getErrorMessage())
+        # A 404 or a robots.txt refusal is the site's answer, not a fault of the crawl.
+        expected = failure.check(HttpError, IgnoreRequest) is not None
+        logger.log(logging.INFO if expected else logging.WARNING, "fetch failed: %s: %s", request.url,
+                   failure.getErrorMessage())
 
     # -- helpers ------------------------------------------------------------------------------
     @staticmethod

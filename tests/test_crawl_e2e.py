@@ -1,0 +1,241 @@
+"""End-to-end: generated sites served on 127.0.0.1, crawled by `scrapy crawl` in a subprocess,
+asserted on the stored rows, the exported files and the stats."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bitext_spider.demo_site import generate_site
+from bitext_spider.loopback_server import free_port, serve_site
+from bitext_spider.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+FAST = ["-s", "AUTOTHROTTLE_START_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", "BITEXT_LOGSTATS_INTERVAL=1"]
+
+
+def scrapy_crawl(seeds: Path | str, db: str, *extra: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL={db}",
+           *FAST, *extra]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def stat(log: str, name: str) -> int | None:
+    m = re.search(rf"'{re.escape(name)}': (\d+)", log)
+    return int(m.group(1)) if m else None
+
+
+def pairs_of(db: str) -> set[frozenset[str]]:
+    store = Store(db, create=False)
+    try:
+        return {frozenset((r.url1, r.url2)) for r in store.pairs()}
+    finally:
+        store.close()
+
+
+def page_urls(db: str) -> list[str]:
+    store = Store(db, create=False)
+    try:
+        return [p.url for p in store.pages()]
+    finally:
+        store.close()
+
+
+def gold_of(info) -> set[frozenset[str]]:
+    return {frozenset((u1, u2)) for _, u1, _, u2 in info.gold}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    port = free_port()
+    info = generate_site(root, base_url=f"http://127.0.0.1:{port}", n_docs=14, langs=("en", "fr", "de"), seed=3)
+    with serve_site(root, port=port):
+        yield info
+
+
+@pytest.fixture(scope="module")
+def crawled(site, tmp_path_factory):
+    db = f"sqlite:///{tmp_path_factory.mktemp('db') / 'crawl.db'}"
+    proc = scrapy_crawl(site.seeds_path, db)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return db, proc.stderr
+
+
+def test_crawl_finds_the_translations(site, crawled):
+    db, log = crawled
+    found = pairs_of(db)
+    gold = gold_of(site)
+    tp = len(found & gold)
+    # Structure alone: hard negatives (same template, other text) may take a few slots.
+    assert tp / len(gold) >= 0.9, (tp, len(gold))
+    assert tp / len(found) >= 0.8, (tp, len(found))
+    assert stat(log, "bitext/pairs") == len(found)
+    assert stat(log, "bitext/pages/lang/en") >= 14
+    assert stat(log, "bitext/candidates/structure") >= len(found)
+    assert "bitext: pages" in log  # the periodic progress line
+
+
+def test_spider_follows_sitemaps_feeds_and_obeys_robots(site, crawled):
+    db, log = crawled
+    urls = set(page_urls(db))
+    assert set(site.sitemap_only) <= urls
+    assert set(site.feed_only) <= urls
+    assert not any("/private/" in u for u in urls)
+    assert not any(u.endswith((".pdf", ".png")) for u in urls)
+    assert {u for u, _ in site.pages} <= urls
+    assert len(urls) == len(set(page_urls(db)))
+
+
+def test_export_commands_on_the_crawl(crawled, tmp_path):
+    db, _ = crawled
+    out = tmp_path / "pairs.tsv"
+    bitext = [sys.executable, "-m", "bitext_spider.cli"]
+    subprocess.run([*bitext, "export", "pairs", "--db", db, "-o", str(out)], check=True, cwd=ROOT)
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "lang1\turl1\tlang2\turl2\tscore"
+    assert len(lines) - 1 == len(pairs_of(db))
+    assert all(len(line.split("\t")) == 5 for line in lines)
+    pages = subprocess.run([*bitext, "export", "pages", "--db", db, "--format", "jsonl"], check=True, cwd=ROOT,
+                           capture_output=True, text=True).stdout.splitlines()
+    assert len(pages) == len(page_urls(db))
+
+
+def test_langs_argument_restricts_pairs(site, tmp_path):
+    db = f"sqlite:///{tmp_path / 'langs.db'}"
+    proc = scrapy_crawl(site.seeds_path, db, "-a", "langs=en,fr")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    store = Store(db, create=False)
+    langs = {(r.lang1, r.lang2) for r in store.pairs()}
+    de_pages = [p for p in store.pages() if p.lang == "de"]
+    store.close()
+    assert langs and all(set(pair) == {"en", "fr"} for pair in langs)
+    assert de_pages and not any(p.eligible for p in de_pages)  # stored, never paired
+
+
+def test_matching_off_crawls_the_same_pages(site, crawled, tmp_path):
+    db_on, _ = crawled
+    db = f"sqlite:///{tmp_path / 'off.db'}"
+    proc = scrapy_crawl(site.seeds_path, db, "-s", "BITEXT_ENABLED=False")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert set(page_urls(db)) == set(page_urls(db_on))
+    assert pairs_of(db) == set()
+    assert stat(proc.stderr, "bitext/candidates/compared") is None
+
+
+def test_resume_after_page_cap_gives_the_same_result(site, crawled, tmp_path):
+    db_full, _ = crawled
+    db = f"sqlite:///{tmp_path / 'resume.db'}"
+    first = scrapy_crawl(site.seeds_path, db, "-s", "BITEXT_MAX_PAGES_PER_SITE=20")
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert len(page_urls(db)) == 20
+    second = scrapy_crawl(site.seeds_path, db)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert "resuming with 20 stored pages" in second.stderr
+    urls = page_urls(db)
+    assert len(urls) == len(set(urls)) == len(page_urls(db_full)), (
+        set(urls) ^ set(page_urls(db_full)), second.stderr[-5000:])
+    assert pairs_of(db) == pairs_of(db_full)
+
+
+def test_killed_crawl_resumes_without_duplicates_or_losses(site, crawled, tmp_path):
+    db_full, _ = crawled
+    db = f"sqlite:///{tmp_path / 'killed.db'}"
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={site.seeds_path}",
+           "-s", f"BITEXT_DB_URL={db}", *FAST, "-s", "DOWNLOAD_DELAY=0.05", "-s", "AUTOTHROTTLE_ENABLED=False",
+           "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "BITEXT_WRITER_BATCH=1"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    db_file = Path(db.removeprefix("sqlite:///"))
+    while time.time() < deadline:
+        if db_file.exists():
+            try:
+                if len(page_urls(db)) >= 10:
+                    break
+            except Exception:  # the schema may not exist yet
+                pass
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    stored = page_urls(db)
+    assert 10 <= len(stored) < len(page_urls(db_full))
+    again = scrapy_crawl(site.seeds_path, db)
+    assert again.returncode == 0, again.stderr[-3000:]
+    urls = page_urls(db)
+    assert urls[: len(stored)] == stored  # nothing stored was lost
+    assert len(urls) == len(set(urls)) == len(page_urls(db_full))
+    assert pairs_of(db) == pairs_of(db_full)
+
+
+@pytest.mark.parametrize("declaration", ["none", "header", "meta"])
+def test_non_utf8_sites_decode_and_identify(tmp_path, declaration):
+    port = free_port()
+    charsets = {"fr": "iso-8859-1", "ja": "shift_jis", "ko": "euc-kr"}
+    info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=6,
+                         langs=("en", "fr", "ja", "ko"), seed=5, charsets=charsets,
+                         charset_declaration=declaration, extras=False)
+    db = f"sqlite:///{tmp_path / 'cs.db'}"
+    with serve_site(tmp_path / "site", port=port):
+        proc = scrapy_crawl(info.seeds_path, db)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    store = Store(db, create=False)
+    pages = {p.url: p for p in store.pages()}
+    store.close()
+    expected = dict(info.pages)
+    assert set(expected) <= set(pages)
+    for url, lang in expected.items():
+        page = pages[url]
+        assert page.lang == lang, (url, page.encoding, page.text[:80])
+        assert "\ufffd" not in page.text
+    langs_paired = {(r.lang1, r.lang2) for r in Store(db, create=False).pairs()}
+    assert any("ko" in pair for pair in langs_paired) and any("ja" in pair for pair in langs_paired)
+
+
+def test_malformed_seeds_lines_are_reported_and_skipped(site, tmp_path):
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(f"# test\nnot-a-url at all\n{site.base_url}/\nftp://x.example/\n", encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'm.db'}"
+    proc = scrapy_crawl(seeds, db, "-s", "BITEXT_MAX_PAGES_PER_SITE=5")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"{seeds}:2: not an http(s) URL" in proc.stderr
+    assert f"{seeds}:4: not an http(s) URL" in proc.stderr
+    assert stat(proc.stderr, "bitext/seeds/malformed_lines") == 2
+    assert len(page_urls(db)) == 5
+
+
+def test_missing_seeds_file_stops_with_a_clear_message(tmp_path):
+    proc = scrapy_crawl(tmp_path / "missing.txt", f"sqlite:///{tmp_path / 'x.db'}")
+    assert proc.returncode != 0
+    assert f"seeds file not found: {tmp_path / 'missing.txt'}" in proc.stderr
+
+
+def test_bad_responses_do_not_lose_stored_pages(tmp_path):
+    port = free_port()
+    info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=4, langs=("en", "fr"),
+                         seed=7, extras=False)
+    base = info.base_url
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text(f"{base}/ {base}/loop {base}/slow {base}/huge.html {base}/garbage.html\n")
+    db = f"sqlite:///{tmp_path / 'bad.db'}"
+    with serve_site(tmp_path / "site", port=port, redirect_loop=True, slow_seconds=5, huge_page=True,
+                    garbage_page=True):
+        proc = scrapy_crawl(seeds, db, "-s", "DOWNLOAD_TIMEOUT=2", "-s", "RETRY_TIMES=0")
+    log = proc.stderr
+    assert proc.returncode == 0, log[-3000:]
+    urls = set(page_urls(db))
+    assert {u for u, _ in info.pages} <= urls  # every real page is stored despite the bad ones
+    assert f"{base}/garbage.html" not in urls
+    assert stat(log, "bitext/pages/dropped/binary") == 1
+    assert f"{base}/loop" not in urls  # a redirect to itself ends (dupefilter or REDIRECT_MAX_TIMES)
+    assert stat(log, "bitext/errors/DownloadTimeoutError") == 1
+    assert f"fetch failed: {base}/slow" in log
+    assert stat(log, "bitext/pages/too_large") == 1 and f"{base}/huge.html" in urls
+    assert "Dropped: binary content served as text/html" in log
+    assert len(pairs_of(db)) >= 4
