@@ -678,16 +678,25 @@ class _Renderer:
     def _contract(self, m: re.Match[str]) -> str:
         return _CONTRACTIONS[self.lang][m.group(0)]
 
-    def sentences(self, items: Sequence[_Sentence]) -> str:
-        """A paragraph; translators sometimes leave out a sentence or add one of their own."""
-        items = list(items)
-        if len(items) >= 2 and self.chance_drop(0.1):
-            del items[self.rng.randrange(len(items))]
+    def sentences(self, items: Sequence[_Sentence], markup_key: object = None) -> str:
+        """A paragraph's HTML; translators sometimes leave out a sentence or add one of their own.
+
+        Sentence ``i`` of the plan gets the inline markup chosen by ``(markup_key, i)``, so all
+        translations (and a look-alike built from the same structure seed) carry the same tags;
+        a sentence a translator adds gets none.
+        """
+        planned: list[tuple[int | None, _Sentence]] = list(enumerate(items))
+        if len(planned) >= 2 and self.chance_drop(0.1):
+            del planned[self.rng.randrange(len(planned))]
         if self.chance_add(0.12):
             extra = _Composer(self.lex, self.rng, self.rng).sentence()
-            items.insert(self.rng.randint(0, len(items)), extra)
+            planned.insert(self.rng.randint(0, len(planned)), (None, extra))
         sep = "" if self.lang == "ja" else " "
-        return sep.join(self.sentence(s) for s in items)
+        return sep.join(
+            _esc(self.sentence(sent)) if i is None or markup_key is None
+            else _inline_markup((markup_key, i), _esc(self.sentence(sent)), self.lang)
+            for i, sent in planned
+        )
 
     def price(self, price: tuple[int, int]) -> str:
         return self.k(_PRICE_KEY).format(price[0], f"{price[1]:02d}")
@@ -708,7 +717,27 @@ def _esc(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def _render_blocks(blocks: Sequence[_Block], r: _Renderer) -> tuple[str, str]:
+_INLINE = ("em", "strong", "a", "br", "code")
+
+
+def _inline_markup(key: object, html_text: str, lang: str) -> str:
+    """Wrap a sentence in inline markup (emphasis, a link, code, a line break) chosen by ``key``.
+
+    Real pages carry inline markup inside paragraphs and translators keep it, so the choice
+    depends on the sentence's place in the language-independent plan only.
+    """
+    kind = _derive("markup", key) % 11
+    if kind >= len(_INLINE):
+        return html_text
+    tag = _INLINE[kind]
+    if tag == "a":
+        return f'<a href="/{lang}/index.html">{html_text}</a>'
+    if tag == "br":
+        return html_text + "<br>"
+    return f"<{tag}>{html_text}</{tag}>"
+
+
+def _render_blocks(blocks: Sequence[_Block], r: _Renderer, markup_key: object = None) -> tuple[str, str]:
     """The title and the HTML of a document's blocks in the renderer's language."""
     title = ""
     out: list[str] = []
@@ -718,7 +747,8 @@ def _render_blocks(blocks: Sequence[_Block], r: _Renderer) -> tuple[str, str]:
             title = title or text
             out.append(f"<{block.kind}>{_esc(text)}</{block.kind}>")
         elif block.kind == "p":
-            out.append(f"<p>{_esc(r.sentences(block.items))}</p>")
+            key = None if markup_key is None else (markup_key, len(out))
+            out.append(f"<p>{r.sentences(block.items, key)}</p>")
         elif block.kind == "ul":
             items = list(block.items)
             if len(items) > 3 and r.rng.random() < 0.04:
@@ -864,7 +894,7 @@ def _compose_doc(doc: _Doc, lex: Lexicon, renderers: Mapping[str, _Renderer], se
     for lang in doc.langs:
         r = renderers[lang]
         r.start_page(_derive(seed, "render", doc.id, lang))
-        doc.titles[lang], doc.bodies[lang] = _render_blocks(blocks, r)
+        doc.titles[lang], doc.bodies[lang] = _render_blocks(blocks, r, markup_key=doc.struct_seed)
 
 
 def _assign_paths(docs: Sequence[_Doc]) -> None:
@@ -1226,7 +1256,7 @@ def _home_intro(lex: Lexicon, renderers: Mapping[str, _Renderer], seed: int) -> 
     out = {}
     for lang, r in renderers.items():
         r.start_page(_derive(seed, "home", lang))
-        out[lang] = f"<p>{_esc(r.sentences(block.items))}</p>"
+        out[lang] = f"<p>{r.sentences(block.items)}</p>"
     return out
 
 

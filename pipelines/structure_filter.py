@@ -3,9 +3,9 @@ the page size (matchers.edit_distance, matchers.structure_threshold), then the c
 aligned text-chunk lengths (matchers.chunk_correlation).
 
 The batched numba kernel releases the GIL and runs in a worker thread, so the reactor keeps
-downloading while a page is compared against thousands of earlier ones.  One thread only: the
-kernel is already parallel inside (``prange``), and numba's default threading layer must not be
-entered from two threads at once.
+downloading while a page is compared against thousands of earlier ones.  One thread only, and
+one numba thread in it: numba's default threading layer must not be entered from two threads at
+once, and the reactor already keeps the other core busy.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numba
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from matchers.chunk_correlation import chunk_correlation
+from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.structure_threshold import scaled_limits, similarity
@@ -42,12 +43,16 @@ def structure_filter(
         )
         cand.narrow(ok)
         # Text-length correlation only for the few pairs within the distance threshold.
-        corr = np.full(len(cand), np.nan)
-        chunks = np.zeros(len(cand), dtype=np.int64)
-        for i, row in enumerate(cand.rows):
-            corr[i], chunks[i] = chunk_correlation(tokens, store.tokens(int(row)))
+        corr, chunks = batch_chunk_correlation(tokens, *store.arrays(), cand.rows, dist[ok])
         cand.add_scores(chunk_correlation=corr, aligned_chunks=chunks)
         cand.narrow(np.isnan(corr) | (corr >= min_correlation))
+
+
+def _one_numba_thread() -> None:
+    # The reactor thread keeps one core busy; a two-thread prange would then wait on its
+    # descheduled worker at every batch (docs/benchmarks.md), so the crawl's kernels run on
+    # this one thread, beside the reactor.
+    numba.set_num_threads(1)
 
 
 class StructureFilterPipeline:
@@ -55,7 +60,9 @@ class StructureFilterPipeline:
         self.runtime = runtime
         self.config = runtime.config
         self.stats = runtime.stats
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-structure")
+        self._executor = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="bitext-structure", initializer=_one_numba_thread
+        )
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StructureFilterPipeline:

