@@ -73,7 +73,7 @@ def main() -> None:
         t_size.append((t1 - t0) * 1e3)
         t_struct.append((t2 - t1) * 1e3)
         n_struct.append(sum(len(c) for c in cands))
-    total = [s + t for s, t in zip(t_size, t_struct)]
+    total = [s + t for s, t in zip(t_size, t_struct, strict=True)]
 
     def q(v: list[float], p: float) -> float:
         return sorted(v)[min(len(v) - 1, int(p * len(v)))]

@@ -44,10 +44,14 @@ class BitextConfig:
     # ... and the aligned text chunks' lengths must correlate at least this much (STRAND's r).
     structure_min_correlation: float = 0.50
     max_tag_tokens: int = 30000
+    # Candidates kept per page and other language, best first (0 = all): a page pairs with one
+    # page per language, so the long tail of a templated site only costs storage and time.
+    max_candidates_per_lang: int = 5
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
     logstats_interval: float = 30.0
     writer_batch: int = 200
+    writer_backlog: int = 2000
     writer_interval: float = 0.5
 
     _SETTING_NAMES = {
@@ -61,10 +65,12 @@ class BitextConfig:
         "structure_max_ratio": "BITEXT_STRUCTURE_MAX_RATIO",
         "structure_min_correlation": "BITEXT_STRUCTURE_MIN_CORRELATION",
         "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
+        "max_candidates_per_lang": "BITEXT_MAX_CANDIDATES_PER_LANG",
         "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
         "writer_batch": "BITEXT_WRITER_BATCH",
+        "writer_backlog": "BITEXT_WRITER_BACKLOG",
         "writer_interval": "BITEXT_WRITER_INTERVAL",
     }
 

@@ -29,6 +29,7 @@ class PageItem:
 
     html: str | None = field(default=None, repr=False)
     encoding: str = ""
+    size_chars: int = 0  # script-weighted characters of the decoded page (matchers.size_ratio)
     features: Linearized | None = field(default=None, repr=False)
     too_large: bool = False
     lang: str | None = None

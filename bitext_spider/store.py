@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,11 @@ def _insert(engine: Engine, table: Any) -> Any:
     return insert(table)
 
 
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
 def _ordered(a_id: int, a_lang: str, b_id: int, b_lang: str) -> tuple[int, str, int, str]:
     return (a_id, a_lang, b_id, b_lang) if a_id < b_id else (b_id, b_lang, a_id, a_lang)
 
@@ -113,32 +119,39 @@ class Store:
 
     # -- writes -----------------------------------------------------------------------------
     def write(self, records: list[PageRecord]) -> None:
-        """Store pages and their candidates in one transaction."""
+        """Store pages and their candidates in one transaction (three statements a batch)."""
+        if not records:
+            return
         page_insert = _insert(self.engine, PageRow.__table__).on_conflict_do_nothing(index_elements=["url"])
         cand_insert = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
             index_elements=["page1_id", "page2_id"]
         )
         new_ids: dict[str, int] = {}
         with Session(self.engine) as s, s.begin():
+            s.execute(page_insert, [dict(site_id=rec.site_id, **rec.values) for rec in records])
+            wanted = {rec.url for rec in records}
+            wanted.update(
+                c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
+            )
+            for chunk in _chunks(sorted(wanted), 500):
+                for url, page_id in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk))):
+                    new_ids[url] = page_id
+            rows = []
             for rec in records:
-                s.execute(page_insert.values(site_id=rec.site_id, **rec.values))
-                page_id = s.execute(select(PageRow.id).where(PageRow.url == rec.url)).scalar_one()
-                new_ids[rec.url] = page_id
-                rows = []
+                page_id = new_ids[rec.url]
+                lang = rec.values.get("lang") or ""
                 for c in rec.candidates:
                     other = new_ids.get(c.other_url) or self._ids.get(c.other_url)
                     if other is None:
-                        other = s.execute(select(PageRow.id).where(PageRow.url == c.other_url)).scalar()
-                    if other is None:
                         logger.warning("candidate %s -> %s: earlier page not stored; skipped", rec.url, c.other_url)
                         continue
-                    p1, l1, p2, l2 = _ordered(page_id, rec.values.get("lang") or "", other, c.other_lang)
+                    p1, l1, p2, l2 = _ordered(page_id, lang, other, c.other_lang)
                     rows.append(
                         dict(site_id=rec.site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
                              score=float(c.score), scores=c.scores)
                     )
-                if rows:
-                    s.execute(cand_insert, rows)
+            if rows:
+                s.execute(cand_insert, rows)
         # Only after the commit: a rolled-back id must not be remembered.
         self._ids.update(new_ids)
 
@@ -221,6 +234,16 @@ class StoreWriter:
 
     def submit(self, record: PageRecord) -> None:
         self._queue.put(record)
+
+    @property
+    def backlog(self) -> int:
+        """Records submitted and not yet committed (approximately)."""
+        return self._queue.qsize()
+
+    def wait_below(self, n: int, poll: float = 0.02) -> None:
+        """Block until at most ``n`` records wait (for backpressure from a worker thread)."""
+        while self._queue.qsize() > n and self._thread.is_alive():
+            time.sleep(poll)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Block until everything submitted so far is committed (or has failed)."""

@@ -14,7 +14,9 @@ import threading
 from typing import Any
 
 UNDETERMINED = "und"
-_MAX_CHARS = 20000
+# A few thousand characters identify a language as well as a whole page does, at a fraction of
+# the cost (fastText is linear in the text length).
+_MAX_CHARS = 3000
 
 
 class LanguageIdentifier:

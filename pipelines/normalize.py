@@ -11,6 +11,7 @@ from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from matchers.decoding import decode_html, looks_binary
 from matchers.linearize import linearize
+from matchers.size_ratio import script_weighted_length
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +36,7 @@ class NormalizePipeline:
         decoded = decode_html(item.body, item.content_type)
         item.html = decoded.text
         item.encoding = decoded.encoding
+        item.size_chars = script_weighted_length(decoded.text)
         self.stats.inc_value(f"bitext/pages/charset/{decoded.source}")
         features = linearize(decoded.text, max_tokens=self.config.max_tag_tokens)
         item.features = features

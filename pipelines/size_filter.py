@@ -52,8 +52,7 @@ class SizeFilterPipeline:
             return item
         site = self.runtime.sites[item.site]
         f = item.features
-        size_chars = len(item.html or "")
-        page = PageFeatures(item.url, item.lang, len(item.body), size_chars, f.n_tags, f.n_paragraphs, f.tokens)
+        page = PageFeatures(item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens)
         original = site.index.duplicate_of(page)
         if original is not None:
             item.eligible = False

@@ -27,7 +27,7 @@ def _rank_scores(scores: dict[str, np.ndarray], n: int) -> np.ndarray:
     return np.ones(n)
 
 
-def page_record(item: PageItem, site_id: int, languages: Any) -> PageRecord:
+def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int = 0) -> PageRecord:
     f = item.features
     values: dict[str, Any] = dict(
         url=item.url,
@@ -38,7 +38,7 @@ def page_record(item: PageItem, site_id: int, languages: Any) -> PageRecord:
         content_type=item.content_type[:255],
         encoding=item.encoding,
         size_bytes=len(item.body),
-        size_chars=len(item.html) if item.html is not None else 0,
+        size_chars=item.size_chars,
         n_tags=f.n_tags if f else 0,
         n_paragraphs=f.n_paragraphs if f else 0,
         n_words=int(f.tokens[f.tokens > 0].sum()) if f is not None and len(f.tokens) else 0,
@@ -54,11 +54,20 @@ def page_record(item: PageItem, site_id: int, languages: Any) -> PageRecord:
     )
     candidates: list[CandidateRecord] = []
     for cand in item.candidates:
-        index = languages(cand.lang)
-        rank = _rank_scores(cand.scores, len(cand))
-        for i, row in enumerate(cand.rows):
-            scores = {k: (None if np.isnan(v[i]) else round(float(v[i]), 6)) for k, v in cand.scores.items()}
-            candidates.append(CandidateRecord(index.urls[int(row)], cand.lang, float(rank[i]), scores))
+        urls = languages(cand.lang).urls
+        rank_array = _rank_scores(cand.scores, len(cand))
+        keep = np.argsort(-rank_array, kind="stable")
+        if max_per_lang:
+            keep = keep[:max_per_lang]
+        rank = rank_array[keep].tolist()
+        names = list(cand.scores)
+        columns = [
+            [None if v != v else round(v, 6) for v in np.asarray(cand.scores[k], dtype=np.float64)[keep].tolist()]
+            for k in names
+        ]
+        for i, row in enumerate(cand.rows[keep].tolist()):
+            scores = {k: col[i] for k, col in zip(names, columns, strict=True)}
+            candidates.append(CandidateRecord(urls[row], cand.lang, rank[i], scores))
     return PageRecord(site_id=site_id, values=values, candidates=candidates)
 
 
@@ -71,10 +80,16 @@ class StorePipeline:
     def from_crawler(cls, crawler: Any) -> StorePipeline:
         return cls(BitextRuntime.of(crawler))
 
-    def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+    async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         site = self.runtime.sites[item.site]
-        record = page_record(item, site.site_id, site.index.index)
-        self.runtime.writer.submit(record)
+        config = self.runtime.config
+        record = page_record(item, site.site_id, site.index.index, config.max_candidates_per_lang)
+        writer = self.runtime.writer
+        writer.submit(record)
+        if writer.backlog > config.writer_backlog:
+            # Backpressure: while this item waits, Scrapy stops taking new responses.
+            self.stats.inc_value("bitext/store/waits")
+            await asyncio.to_thread(writer.wait_below, config.writer_backlog // 2)
         self.stats.inc_value("bitext/pages")
         if record.candidates:
             self.stats.inc_value("bitext/candidates/stored", len(record.candidates))

@@ -115,3 +115,24 @@ def test_disabled_matching_pipelines_are_not_configured(tmp_path):
         with pytest.raises(NotConfigured):
             cls.from_crawler(crawler)
     assert isinstance(StorePipeline.from_crawler(crawler), StorePipeline)
+
+
+def test_page_record_keeps_the_best_candidates_per_language():
+    import numpy as np
+
+    from matchers.page_index import CandidateSet
+    from pipelines.store import page_record
+
+    class Index:
+        urls = [f"http://s.test/en/{i}" for i in range(6)]
+
+    it = item("http://s.test/fr/x", page_html("fr", FR_A))
+    cand = CandidateSet("en", np.arange(6))
+    cand.add_scores(structure=np.array([0.5, 0.9, 0.7, 0.2, 0.95, 0.1]), edit_distance=np.arange(6.0))
+    it.candidates = [cand]
+    rec = page_record(it, 1, lambda lang: Index, max_per_lang=2)
+    assert [(c.other_url, c.score) for c in rec.candidates] == [("http://s.test/en/4", 0.95),
+                                                                ("http://s.test/en/1", 0.9)]
+    assert rec.candidates[0].scores == {"structure": 0.95, "edit_distance": 4.0}
+    everything = page_record(it, 1, lambda lang: Index)
+    assert len(everything.candidates) == 6
