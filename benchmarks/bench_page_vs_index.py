@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import numba
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bitext_spider.config import BitextConfig  # noqa: E402
@@ -40,6 +42,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--earlier", type=int, default=5000)
     ap.add_argument("--new", type=int, default=200)
+    ap.add_argument("--threads", type=int, default=1, help="numba threads (the crawl uses 1)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     cfg = BitextConfig()
@@ -56,6 +59,8 @@ def main() -> None:
     index = SiteIndex("bench")
     for page in en:
         index.register(page)
+    # As in a crawl: the kernels run on one numba thread beside the reactor's core.
+    numba.set_num_threads(a.threads)
     # Warm the JIT on one page outside the timing.
     warm = SiteIndex("warm")
     warm.register(en[0])
@@ -68,7 +73,8 @@ def main() -> None:
         cands, compared = size_filter(index, page, cfg)
         t1 = time.perf_counter()
         n_size.append(sum(len(c) for c in cands))
-        structure_filter(index, page.tokens, cands, cfg.structure_max_ratio, cfg.structure_min_correlation)
+        structure_filter(index, page.tokens, cands, cfg.structure_max_ratio, cfg.structure_min_correlation,
+                         cfg.max_candidates_per_lang)
         t2 = time.perf_counter()
         t_size.append((t1 - t0) * 1e3)
         t_struct.append((t2 - t1) * 1e3)
@@ -94,7 +100,7 @@ def main() -> None:
     if a.json:
         print(json.dumps(res, indent=1))
         return
-    print(f"one new page against {res['earlier_pages']} earlier pages (mean {res['mean_tokens']:.0f} tokens), "
+    print(f"numba threads: {a.threads}; one new page against {res['earlier_pages']} earlier pages (mean {res['mean_tokens']:.0f} tokens), "
           f"{res['new_pages']} new pages timed")
     print("| stage | median ms |")
     print("|---|---|")

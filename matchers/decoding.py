@@ -18,6 +18,8 @@ from w3lib.encoding import html_body_declared_encoding, http_content_type_encodi
 _SINGLE_BYTE_WESTERN = {"cp1252", "latin_1", "iso8859_15"}
 _DETECT_BYTES = 256 * 1024
 _CP1252_MARGIN = 0.1
+# C0 control bytes that never occur in text (tab, newlines, form feed and escape do).
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 27))
 
 
 @dataclass(frozen=True)
@@ -109,5 +111,5 @@ def looks_binary(body: bytes, sample: int = 4096) -> bool:
         return True
     if b"\x00" in head and not head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return True
-    control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    control = len(head) - len(head.translate(None, _CONTROL_BYTES))
     return control / len(head) > 0.10

@@ -27,9 +27,19 @@ from matchers.structure_threshold import scaled_limits, similarity
 
 
 def structure_filter(
-    index: SiteIndex, tokens: np.ndarray, candidates: list[CandidateSet], ratio: float, min_correlation: float
+    index: SiteIndex,
+    tokens: np.ndarray,
+    candidates: list[CandidateSet],
+    ratio: float,
+    min_correlation: float,
+    keep: int = 0,
 ) -> None:
-    """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation."""
+    """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation.
+
+    With ``keep`` > 0 only the ``keep`` most similar candidates per language that pass the
+    correlation test are kept: the correlation is computed best-first, a few at a time, and stops
+    once that many have passed (the store keeps no more than that anyway).
+    """
     for cand in candidates:
         store = index.index(cand.lang).tags
         other_len = store.lengths[cand.rows]
@@ -42,10 +52,27 @@ def structure_filter(
             structure=np.where(ok, similarity(dist, len(tokens), other_len), 0.0),
         )
         cand.narrow(ok)
-        # Text-length correlation only for the few pairs within the distance threshold.
-        corr, chunks = batch_chunk_correlation(tokens, *store.arrays(), cand.rows, dist[ok])
+        dist = dist[ok]
+        order = np.argsort(-cand.scores["structure"], kind="stable")
+        corr = np.full(len(cand), np.nan)
+        chunks = np.zeros(len(cand), dtype=np.int64)
+        checked = np.zeros(len(cand), dtype=bool)
+        step = keep if keep > 0 else len(cand)
+        passed = 0
+        for start in range(0, len(cand), max(step, 1)):
+            part = order[start : start + step]
+            corr[part], chunks[part] = batch_chunk_correlation(tokens, *store.arrays(), cand.rows[part], dist[part])
+            checked[part] = True
+            passed += int(np.count_nonzero(np.isnan(corr[part]) | (corr[part] >= min_correlation)))
+            if keep and passed >= keep:
+                break
         cand.add_scores(chunk_correlation=corr, aligned_chunks=chunks)
-        cand.narrow(np.isnan(corr) | (corr >= min_correlation))
+        good = checked & (np.isnan(corr) | (corr >= min_correlation))
+        if keep and np.count_nonzero(good) > keep:
+            best = order[good[order]][:keep]
+            good = np.zeros(len(cand), dtype=bool)
+            good[best] = True
+        cand.narrow(good)
 
 
 def _one_numba_thread() -> None:
@@ -81,6 +108,7 @@ class StructureFilterPipeline:
             item.candidates,
             self.config.structure_max_ratio,
             self.config.structure_min_correlation,
+            self.config.max_candidates_per_lang,
         )
         await asyncio.get_running_loop().run_in_executor(self._executor, structure_filter, *args)
         item.candidates = [c for c in item.candidates if len(c)]
