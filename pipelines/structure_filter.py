@@ -11,6 +11,7 @@ once, and the reactor already keeps the other core busy.
 from __future__ import annotations
 
 import asyncio
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -75,6 +76,13 @@ def structure_filter(
         cand.narrow(good)
 
 
+def _timed(fn: Any, args: tuple[Any, ...]) -> float:
+    """Run ``fn(*args)``; return the CPU seconds this thread spent in it."""
+    t0 = time.thread_time()
+    fn(*args)
+    return time.thread_time() - t0
+
+
 def _one_numba_thread() -> None:
     # The reactor thread keeps one core busy; a two-thread prange would then wait on its
     # descheduled worker at every batch (docs/benchmarks.md), so the crawl's kernels run on
@@ -110,7 +118,8 @@ class StructureFilterPipeline:
             self.config.structure_min_correlation,
             self.config.max_candidates_per_lang,
         )
-        await asyncio.get_running_loop().run_in_executor(self._executor, structure_filter, *args)
+        cpu = await asyncio.get_running_loop().run_in_executor(self._executor, _timed, structure_filter, args)
+        self.stats.inc_value("bitext/time/structure_cpu_ms", int(cpu * 1000))
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))
         return item

@@ -239,3 +239,15 @@ def test_bad_responses_do_not_lose_stored_pages(tmp_path):
     assert stat(log, "bitext/pages/too_large") == 1 and f"{base}/huge.html" in urls
     assert "Dropped: binary content served as text/html" in log
     assert len(pairs_of(db)) >= 4
+
+
+def test_depth_limit(site, tmp_path):
+    db = f"sqlite:///{tmp_path / 'depth.db'}"
+    proc = scrapy_crawl(site.seeds_path, db, "-s", "DEPTH_LIMIT=1")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    store = Store(db, create=False)
+    depths = {p.url: p.depth for p in store.pages()}
+    store.close()
+    assert depths and max(depths.values()) == 1
+    assert set(site.home_pages.values()) <= set(depths)
+    assert len(depths) < len(site.pages)
