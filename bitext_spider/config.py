@@ -50,6 +50,10 @@ class BitextConfig:
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
     logstats_interval: float = 30.0
+    # Python's GIL switch interval while crawling (seconds; 0 leaves Python's 5 ms): the reactor
+    # thread is CPU-bound and the structure/writer threads hop in and out of nogil code, and at
+    # 5 ms every hop forces the reactor to hand the GIL over (docs/benchmarks.md).
+    gil_switch_interval: float = 0.05
     writer_batch: int = 200
     writer_backlog: int = 2000
     writer_interval: float = 0.5
@@ -69,6 +73,7 @@ class BitextConfig:
         "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
+        "gil_switch_interval": "BITEXT_GIL_SWITCH_INTERVAL",
         "writer_batch": "BITEXT_WRITER_BATCH",
         "writer_backlog": "BITEXT_WRITER_BACKLOG",
         "writer_interval": "BITEXT_WRITER_INTERVAL",

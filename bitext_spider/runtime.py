@@ -8,6 +8,7 @@ the site's earlier pages, rebuilt from the database when a crawl is resumed).
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,9 @@ class BitextRuntime:
         self.language = LanguageIdentifier()
         self.sites: dict[str, SiteState] = {}
         self._closed = False
+        self._switch_interval = sys.getswitchinterval()
+        if self.config.enabled and self.config.gil_switch_interval > 0:
+            sys.setswitchinterval(self.config.gil_switch_interval)
 
     @property
     def stats(self) -> Any:
@@ -102,6 +106,7 @@ class BitextRuntime:
         if self._closed:
             return
         self._closed = True
+        sys.setswitchinterval(self._switch_interval)
         self.writer.flush()
         self.writer.close()
         total = 0
