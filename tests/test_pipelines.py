@@ -63,6 +63,7 @@ def chain(tmp_path):
 
     yield crawler, runtime, stages, run
     stages[3].close_spider()
+    runtime.close()
 
 
 def test_translation_pair_found_and_stored(chain, tmp_path):
@@ -136,3 +137,18 @@ def test_page_record_keeps_the_best_candidates_per_language():
     assert rec.candidates[0].scores == {"structure": 0.95, "edit_distance": 4.0}
     everything = page_record(it, 1, lambda lang: Index)
     assert len(everything.candidates) == 6
+
+
+def test_runtime_sets_and_restores_the_gil_switch_interval(tmp_path):
+    import sys
+
+    sys.setswitchinterval(0.005)  # Python's default; other tests' runtimes may have left theirs
+    before = sys.getswitchinterval()
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'g.db'}"})
+    runtime = BitextRuntime.of(crawler)
+    assert sys.getswitchinterval() == pytest.approx(0.05)
+    runtime.close()
+    assert sys.getswitchinterval() == pytest.approx(before)
+    off = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'h.db'}", "BITEXT_ENABLED": False})
+    BitextRuntime.of(off)
+    assert sys.getswitchinterval() == pytest.approx(before)
