@@ -67,35 +67,33 @@ class PageRow(Base):
     note: Mapped[str] = mapped_column(String(255), default="")
 
 
-class CandidateRow(Base):
+class _PagePair:
+    """Columns shared by candidates and pairs: two pages of one site (page1_id < page2_id)."""
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id"))
+    page1_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
+    page2_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
+    lang1: Mapped[str] = mapped_column(String(16))
+    lang2: Mapped[str] = mapped_column(String(16))
+    score: Mapped[float] = mapped_column(Float)
+
+
+class CandidateRow(_PagePair, Base):
     __tablename__ = "candidates"
     __table_args__ = (
         UniqueConstraint("page1_id", "page2_id", name="uq_candidate_pages"),
         Index("ix_candidates_site", "site_id"),
     )
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id"))
-    page1_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
-    page2_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
-    lang1: Mapped[str] = mapped_column(String(16))
-    lang2: Mapped[str] = mapped_column(String(16))
-    score: Mapped[float] = mapped_column(Float)
     scores: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
 
 
-class PairRow(Base):
+class PairRow(_PagePair, Base):
     __tablename__ = "pairs"
     __table_args__ = (
         UniqueConstraint("page1_id", "page2_id", name="uq_pair_pages"),
         Index("ix_pairs_site", "site_id"),
     )
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id"))
-    page1_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
-    page2_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
-    lang1: Mapped[str] = mapped_column(String(16))
-    lang2: Mapped[str] = mapped_column(String(16))
-    score: Mapped[float] = mapped_column(Float)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -21,61 +21,13 @@ import numpy as np
 
 from matchers.edit_distance import SCALE, _cost
 
-MAX_CELLS = 16_000_000  # 16 MB of directions: about 4,000 x 4,000 tokens
+MAX_CELLS = 16_000_000  # bytes of directions one alignment may take (rows x band width)
 MIN_CHUNKS = 3
-
-
-@numba.njit(nogil=True, cache=True)
-def _aligned_text_lengths(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    n = a.shape[0]
-    m = b.shape[0]
-    # 0 = diagonal (match/substitute), 1 = up (delete from a), 2 = left (insert from b)
-    move = np.empty((n + 1, m + 1), dtype=np.uint8)
-    prev = np.empty(m + 1, dtype=np.int64)
-    cur = np.empty(m + 1, dtype=np.int64)
-    for j in range(m + 1):
-        prev[j] = SCALE * j
-        move[0, j] = 2
-    for i in range(1, n + 1):
-        cur[0] = SCALE * i
-        move[i, 0] = 1
-        x = a[i - 1]
-        for j in range(1, m + 1):
-            best = prev[j - 1] + _cost(x, b[j - 1])
-            mv = 0
-            if prev[j] + SCALE < best:
-                best = prev[j] + SCALE
-                mv = 1
-            if cur[j - 1] + SCALE < best:
-                best = cur[j - 1] + SCALE
-                mv = 2
-            cur[j] = best
-            move[i, j] = mv
-        prev, cur = cur, prev
-    k = 0
-    xs = np.empty(min(n, m) + 1, dtype=np.int64)
-    ys = np.empty(min(n, m) + 1, dtype=np.int64)
-    i = n
-    j = m
-    while i > 0 and j > 0:
-        mv = move[i, j]
-        if mv == 0:
-            if a[i - 1] > 0 and b[j - 1] > 0:
-                xs[k] = a[i - 1]
-                ys[k] = b[j - 1]
-                k += 1
-            i -= 1
-            j -= 1
-        elif mv == 1:
-            i -= 1
-        else:
-            j -= 1
-    return xs[:k][::-1].copy(), ys[:k][::-1].copy()
 
 
 @numba.njit(nogil=True, cache=True, boundscheck=False)
 def _aligned_text_lengths_banded(a: np.ndarray, b: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """The same alignment as :func:`_aligned_text_lengths`, computed in the diagonal band |i - j| <= k.
+    """Word counts of the text chunks paired by an optimal alignment, searched in the band |i - j| <= k.
 
     Exact when the distance is at most ``SCALE * k``: reaching cell (i, j) takes at least
     |i - j| insertions or deletions, so no path of that cost leaves the band.  Band cell
@@ -200,9 +152,12 @@ def batch_chunk_correlation(
 
 def aligned_text_lengths(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Word counts of the text chunks the optimal alignment pairs, or None when too large."""
-    if (len(a) + 1) * (len(b) + 1) > MAX_CELLS:
+    k = max(len(a), len(b))  # a band this wide is the whole matrix
+    if (len(a) + 1) * (2 * k + 1) > MAX_CELLS:
         return None
-    return _aligned_text_lengths(np.ascontiguousarray(a, dtype=np.int32), np.ascontiguousarray(b, dtype=np.int32))
+    return _aligned_text_lengths_banded(
+        np.ascontiguousarray(a, dtype=np.int32), np.ascontiguousarray(b, dtype=np.int32), k
+    )
 
 
 def chunk_correlation(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy.exceptions import NotConfigured
-
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.language_id import UNDETERMINED
+from pipelines.base import MatchingStage
 
 
-class LanguagePipeline:
-    def __init__(self, runtime: BitextRuntime) -> None:
-        self.runtime = runtime
-        self.config = runtime.config
-        self.stats = runtime.stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> LanguagePipeline:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
-            raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
+class LanguagePipeline(MatchingStage):
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         features = item.features

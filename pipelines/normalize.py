@@ -5,29 +5,18 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.exceptions import DropItem
 
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.decoding import decode_html, looks_binary
 from matchers.linearize import linearize
 from matchers.size_ratio import script_weighted_length
+from pipelines.base import MatchingStage
 
 logger = logging.getLogger(__name__)
 
 
-class NormalizePipeline:
-    def __init__(self, runtime: BitextRuntime) -> None:
-        self.runtime = runtime
-        self.config = runtime.config
-        self.stats = runtime.stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> NormalizePipeline:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
-            raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
+class NormalizePipeline(MatchingStage):
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if looks_binary(item.body):

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy.exceptions import NotConfigured
-
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
 from matchers.size_ratio import size_mask, size_scores
+from pipelines.base import MatchingStage
 
 
 def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> tuple[list[CandidateSet], int]:
@@ -34,18 +32,7 @@ def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> t
     return [c for c in candidates if len(c)], compared
 
 
-class SizeFilterPipeline:
-    def __init__(self, runtime: BitextRuntime) -> None:
-        self.runtime = runtime
-        self.config = runtime.config
-        self.stats = runtime.stats
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> SizeFilterPipeline:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
-            raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
+class SizeFilterPipeline(MatchingStage):
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.features is None or item.lang is None:

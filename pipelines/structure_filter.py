@@ -17,7 +17,6 @@ from typing import Any
 
 import numba
 import numpy as np
-from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
@@ -25,6 +24,7 @@ from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.structure_threshold import scaled_limits, similarity
+from pipelines.base import MatchingStage
 
 
 def structure_filter(
@@ -90,21 +90,12 @@ def _one_numba_thread() -> None:
     numba.set_num_threads(1)
 
 
-class StructureFilterPipeline:
+class StructureFilterPipeline(MatchingStage):
     def __init__(self, runtime: BitextRuntime) -> None:
-        self.runtime = runtime
-        self.config = runtime.config
-        self.stats = runtime.stats
+        super().__init__(runtime)
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="bitext-structure", initializer=_one_numba_thread
         )
-
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> StructureFilterPipeline:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
-            raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
 
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.candidates or item.features is None:

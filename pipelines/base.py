@@ -1,0 +1,27 @@
+"""What every matching stage shares: the crawl's runtime, and being off when BITEXT_ENABLED is."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from scrapy.exceptions import NotConfigured
+
+from bitext_spider.runtime import BitextRuntime
+
+_Stage = TypeVar("_Stage", bound="MatchingStage")
+
+
+class MatchingStage:
+    """Base of the matching pipelines; a user's own filter can subclass it too (docs/design.md)."""
+
+    def __init__(self, runtime: BitextRuntime) -> None:
+        self.runtime = runtime
+        self.config = runtime.config
+        self.stats = runtime.stats
+
+    @classmethod
+    def from_crawler(cls: type[_Stage], crawler: Any) -> _Stage:
+        runtime = BitextRuntime.of(crawler)
+        if not runtime.config.enabled:
+            raise NotConfigured("BITEXT_ENABLED is off")
+        return cls(runtime)
