@@ -152,3 +152,39 @@ def test_runtime_sets_and_restores_the_gil_switch_interval(tmp_path):
     off = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'h.db'}", "BITEXT_ENABLED": False})
     BitextRuntime.of(off)
     assert sys.getswitchinterval() == pytest.approx(before)
+
+
+def test_structure_filter_keep_equals_exhaustive_top_k():
+    """The staged, best-first search returns the same top candidates as scoring every pair."""
+    import copy
+
+    import numpy as np
+
+    from matchers.linearize import tag_code
+    from matchers.page_index import PageFeatures, SiteIndex
+    from pipelines.structure_filter import structure_filter
+
+    rng = np.random.default_rng(7)
+    tags = [tag_code(t) for t in ("div", "p", "a", "em", "li", "h2")] + [tag_code("p", True), tag_code("div", True)]
+    base = [int(x) for x in rng.choice(tags, 60)]
+
+    def variant():
+        seq = [t if rng.random() > 0.06 else int(rng.choice(tags)) for t in base]
+        for _ in range(int(rng.integers(3, 9))):
+            seq.insert(int(rng.integers(0, len(seq))), int(rng.integers(1, 40)))
+        return np.array(seq, dtype=np.int32)
+
+    index = SiteIndex("s")
+    for i in range(150):
+        tokens = variant()
+        index.register(PageFeatures(f"/en/{i}", "en", 1000, 1000, 60, 10, tokens))
+    for j in range(20):
+        query = variant()
+        cands = index.register(PageFeatures(f"/fr/{j}", "fr", 1000, 1000, 60, 10, query))
+        everything = copy.deepcopy(cands)
+        structure_filter(index, query, cands, 0.3, 0.5, keep=3)
+        structure_filter(index, query, everything, 0.3, 0.5, keep=0)
+        for got, full in zip(cands, everything, strict=True):
+            best = np.sort(full.scores["structure"])[::-1][:3]
+            assert np.allclose(np.sort(got.scores["structure"])[::-1], best)
+            assert len(got) == min(3, len(full))
