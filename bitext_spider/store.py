@@ -181,10 +181,6 @@ class Store:
                 )
         return len(chosen)
 
-    def site_ids(self) -> list[int]:
-        with Session(self.engine) as s:
-            return list(s.execute(select(SiteRow.id).order_by(SiteRow.id)).scalars())
-
     # -- reads for export -------------------------------------------------------------------
     def _page_pairs(self, model: Any) -> Iterator[Any]:
         p1, p2 = aliased(PageRow), aliased(PageRow)
