@@ -23,6 +23,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
+from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
@@ -132,7 +133,7 @@ class SiteSpider(scrapy.Spider):
             stats.inc_value("bitext/skipped/offsite_redirect")
             state.requested -= 1
             return
-        if self._is_xml(response):
+        if self._is_xml(response) or self._is_gzipped_sitemap(response):
             state.requested -= 1  # sitemaps and feeds are not pages
             yield from self._follow(self._xml_links(response), state, response)
             return
@@ -190,12 +191,23 @@ class SiteSpider(scrapy.Spider):
         ctype = response.headers.get("Content-Type", b"").decode("latin-1").lower()
         return "xml" in ctype and not any(t in ctype for t in _HTML_TYPES)
 
+    @staticmethod
+    def _is_gzipped_sitemap(response: Response) -> bool:
+        return response.body[:2] == b"\x1f\x8b" and urlsplit(response.url).path.endswith(".xml.gz")
+
     def _xml_links(self, response: Response) -> list[str]:
-        """Page URLs listed by an XML sitemap (or sitemap index) or an RSS/Atom feed."""
-        head = response.body[:2048]
+        """Page URLs listed by an XML sitemap (plain or .xml.gz, or a sitemap index) or an RSS/Atom feed."""
+        body = response.body
+        if self._is_gzipped_sitemap(response):
+            try:
+                body = gunzip(body, max_size=self.crawler.settings.getint("DOWNLOAD_MAXSIZE"))
+            except (OSError, ValueError) as exc:
+                logger.warning("unreadable compressed sitemap %s: %s", response.url, exc)
+                return []
+        head = body[:2048]
         if b"<urlset" in head or b"<sitemapindex" in head:
             try:
-                return [entry["loc"] for entry in Sitemap(response.body) if entry.get("loc")]
+                return [entry["loc"] for entry in Sitemap(body) if entry.get("loc")]
             except Exception as exc:  # a broken sitemap must not stop the crawl
                 logger.warning("unreadable sitemap %s: %s", response.url, exc)
                 return []
