@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,12 +110,14 @@ class BitextRuntime:
         sys.setswitchinterval(self._switch_interval)
         self.writer.flush()
         self.writer.close()
-        total = 0
+        total: Counter[str] = Counter()
         for state in self.sites.values():
-            n = self.store.resolve_site(state.site_id)
-            total += n
-            logger.info("site %s: %d pairs", state.key, n)
-        self.stats.set_value("bitext/pairs", total)
+            by_langs = self.store.resolve_site(state.site_id)
+            total.update(by_langs)
+            logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
+        self.stats.set_value("bitext/pairs", sum(total.values()))
+        for langs, n in sorted(total.items()):
+            self.stats.set_value(f"bitext/pairs/{langs}", n)
         if self.writer.failures:
             self.stats.set_value("bitext/errors/store", self.writer.failures)
         self.store.close()

@@ -12,6 +12,7 @@ import logging
 import queue
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -156,8 +157,11 @@ class Store:
         self._ids.update(new_ids)
 
     # -- site-level decisions ---------------------------------------------------------------
-    def resolve_site(self, site_id: int) -> int:
-        """Replace the site's final pairs by the one-to-one resolution of all its candidates."""
+    def resolve_site(self, site_id: int) -> Counter[str]:
+        """Replace the site's final pairs by the one-to-one resolution of all its candidates.
+
+        Returns the number of pairs by language pair (``"en-fr"``, languages in sorted order).
+        """
         with Session(self.engine) as s, s.begin():
             cands = [
                 Scored(r.page1_id, r.lang1, r.page2_id, r.lang2, r.score)
@@ -179,7 +183,7 @@ class Store:
                         for c in chosen
                     ],
                 )
-        return len(chosen)
+        return Counter("-".join(sorted((c.lang1, c.lang2))) for c in chosen)
 
     # -- reads for export -------------------------------------------------------------------
     def _page_pairs(self, model: Any) -> Iterator[Any]:

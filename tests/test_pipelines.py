@@ -80,7 +80,7 @@ def test_translation_pair_found_and_stored(chain, tmp_path):
     assert stats["bitext/pages"] == 3 and stats["bitext/pages/lang/en"] == 2
     assert stats["bitext/candidates/compared"] == 2
     assert stats["bitext/candidates/structure"] == 1, stats
-    assert stats["bitext/pairs"] == 1
+    assert stats["bitext/pairs"] == 1 and stats["bitext/pairs/en-fr"] == 1
     store = Store(runtime.config.db_url, create=False)
     pairs = [(r.url1, r.url2) for r in store.pairs()]
     assert pairs == [("http://s.test/en/a", "http://s.test/fr/a")]

@@ -32,8 +32,8 @@ def test_write_is_idempotent_and_resolution_is_one_to_one(tmp_path):
     with Session(store.engine) as s:
         assert s.scalar(select(func.count()).select_from(PageRow)) == 4
         assert s.scalar(select(func.count()).select_from(CandidateRow)) == 4
-    assert store.resolve_site(1) == 2
-    assert store.resolve_site(1) == 2  # replaces, does not add
+    assert store.resolve_site(1) == {"en-fr": 2}
+    assert store.resolve_site(1) == {"en-fr": 2}  # replaces, does not add
     pairs = {(r.url1, r.url2) for r in store.pairs()}
     assert pairs == {("http://a/en1", "http://a/fr1"), ("http://a/en2", "http://a/fr2")}
     with Session(store.engine) as s:
