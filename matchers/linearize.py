@@ -88,6 +88,11 @@ class Linearized:
     declared_lang: str = ""
     images: list[str] = field(default_factory=list)
 
+    @functools.cached_property
+    def n_words(self) -> int:
+        """Words in all text chunks (the sum of the ``<text_n>`` tokens)."""
+        return int(self.tokens[self.tokens > 0].sum()) if len(self.tokens) else 0
+
     @property
     def n_paragraphs(self) -> int:
         return len(self.blocks)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -57,6 +58,11 @@ class PageFeatures:
     n_tags: int
     n_paragraphs: int
     tokens: np.ndarray
+
+    @cached_property
+    def fingerprint(self) -> bytes:
+        """Hash of the tag sequence, computed once for the duplicate check and the registration."""
+        return _fingerprint(self.tokens)
 
 
 @dataclass
@@ -142,7 +148,7 @@ class SiteIndex:
         """
         if len(page.tokens) < MIN_DUP_TOKENS:
             return None
-        key = (page.lang, _fingerprint(page.tokens))
+        key = (page.lang, page.fingerprint)
         first = self._fingerprints.get(key)
         return first if first is not None and first != page.url else None
 
@@ -161,7 +167,7 @@ class SiteIndex:
         self.languages.setdefault(page.lang, LanguageIndex()).add(page)
         self._urls.add(page.url)
         if len(page.tokens) >= MIN_DUP_TOKENS:
-            self._fingerprints.setdefault((page.lang, _fingerprint(page.tokens)), page.url)
+            self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)
         return candidates
 
     def index(self, lang: str) -> LanguageIndex:

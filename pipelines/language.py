@@ -13,8 +13,7 @@ class LanguagePipeline(MatchingStage):
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         features = item.features
-        words = int(features.tokens[features.tokens > 0].sum()) if features is not None else 0
-        if features is None or words < self.config.lang_min_words:
+        if features is None or features.n_words < self.config.lang_min_words:
             item.lang, item.lang_score = UNDETERMINED, 0.0
         else:
             item.lang, item.lang_score = self.runtime.language.identify(

@@ -41,7 +41,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         size_chars=item.size_chars,
         n_tags=f.n_tags if f else 0,
         n_paragraphs=f.n_paragraphs if f else 0,
-        n_words=int(f.tokens[f.tokens > 0].sum()) if f is not None and len(f.tokens) else 0,
+        n_words=f.n_words if f is not None else 0,
         lang=item.lang,
         lang_score=item.lang_score,
         declared_lang=(f.declared_lang if f else "")[:32],
