@@ -1,8 +1,11 @@
 """Database schema (SQLAlchemy 2.x) and engine set-up.
 
 Tables: ``sites``, ``pages`` (one row per fetched HTML page, with what resuming needs: its
-language, sizes, tag sequence and outgoing links), ``candidates`` (page pairs that passed every
-filter, with each filter's score) and ``pairs`` (the one-to-one resolution of the candidates).
+language, sizes, tag sequence, main-content paragraphs and outgoing links), ``candidates`` (page
+pairs that passed every filter, with each filter's score), ``pairs`` (the one-to-one resolution of
+the candidates), ``sentences`` (the aligned sentence pairs of every candidate the content filter
+accepted; exports keep those of final pairs) and ``translation_models`` (the incremental EM
+translation model of each language pair, so a resumed or repeated crawl continues from it).
 Uniqueness is enforced by the database (``pages.url``; one row per page pair), and rows are
 inserted with ``ON CONFLICT DO NOTHING`` so a resumed or repeated crawl adds no duplicates.
 """
@@ -64,6 +67,8 @@ class PageRow(Base):
     text: Mapped[str] = mapped_column(Text, default="")
     tokens: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
     links: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # Main content as [[kind, lang, text], ...] (matchers.main_content), boilerplate left out.
+    paragraphs: Mapped[list[Any]] = mapped_column(JSON, default=list)
     note: Mapped[str] = mapped_column(String(255), default="")
 
 
@@ -94,6 +99,39 @@ class PairRow(_PagePair, Base):
         UniqueConstraint("page1_id", "page2_id", name="uq_pair_pages"),
         Index("ix_pairs_site", "site_id"),
     )
+
+
+class SentenceRow(Base):
+    """One aligned sentence pair of a candidate page pair (``text1`` is in ``lang1``, page1's)."""
+
+    __tablename__ = "sentences"
+    __table_args__ = (
+        UniqueConstraint("page1_id", "page2_id", "position", name="uq_sentence_position"),
+        Index("ix_sentences_pages", "page1_id", "page2_id"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id"))
+    page1_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
+    page2_id: Mapped[int] = mapped_column(ForeignKey("pages.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    lang1: Mapped[str] = mapped_column(String(16))
+    lang2: Mapped[str] = mapped_column(String(16))
+    text1: Mapped[str] = mapped_column(Text)
+    text2: Mapped[str] = mapped_column(Text)
+    score: Mapped[float] = mapped_column(Float)
+
+
+class TranslationModelRow(Base):
+    """State of the translation model of one language pair (``lang1`` < ``lang2``)."""
+
+    __tablename__ = "translation_models"
+    __table_args__ = (UniqueConstraint("lang1", "lang2", name="uq_model_langs"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lang1: Mapped[str] = mapped_column(String(16))
+    lang2: Mapped[str] = mapped_column(String(16))
+    pairs_seen: Mapped[int] = mapped_column(Integer, default=0)
+    sentences_seen: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
