@@ -47,6 +47,33 @@ class BitextConfig:
     # Candidates kept per page and other language, best first (0 = all): a page pairs with one
     # page per language, so the long tail of a templated site only costs storage and time.
     max_candidates_per_lang: int = 5
+    # Content filter (Tomás et al., section 2.3): sentence alignment scored by an IBM-1 model
+    # trained on the fly.  A candidate passes when at least ``content_min_share`` of its
+    # alignment's beads have a translation probability above ``content_sentence_threshold``.
+    content_enabled: bool = True
+    content_sentence_threshold: float = 0.25
+    content_min_share: float = 0.30
+    # The model counts as trained for a language pair after this many aligned sentence pairs;
+    # until then only candidates that passed the structure filter can be accepted (section 2.3:
+    # "setting very restricted thresholds in previous filters, until ... a good estimation").
+    content_mature_sentences: int = 300
+    # Once trained, up to this many pages per other language that failed the size/structure
+    # filters (closest main-content length first) are checked on content alone, which must then
+    # reach ``content_rescue_min_share``.
+    content_rescue_candidates: int = 3
+    content_rescue_min_share: float = 0.60
+    content_rescue_max_length_diff: float = 0.40
+    # Aligned pairs whose share reaches this train the model (one pair per page and language).
+    content_train_min_share: float = 0.50
+    content_model_save_interval: float = 30.0
+    # Paragraph text on at least this many pages (and this share of the site) is boilerplate.
+    boilerplate_min_pages: int = 3
+    boilerplate_min_share: float = 0.20
+    # Dictionary filter (Tsvetkov & Wintner, section 3.2.2), on when a dictionary file is named.
+    dictionary: str = ""
+    dictionary_threshold_1: float = 0.30
+    dictionary_threshold_2: float = 0.30
+    dictionary_drop_ambiguous: bool = True
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
     logstats_interval: float = 30.0
@@ -70,6 +97,21 @@ class BitextConfig:
         "structure_min_correlation": "BITEXT_STRUCTURE_MIN_CORRELATION",
         "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
         "max_candidates_per_lang": "BITEXT_MAX_CANDIDATES_PER_LANG",
+        "content_enabled": "BITEXT_CONTENT_ENABLED",
+        "content_sentence_threshold": "BITEXT_CONTENT_SENTENCE_THRESHOLD",
+        "content_min_share": "BITEXT_CONTENT_MIN_SHARE",
+        "content_mature_sentences": "BITEXT_CONTENT_MATURE_SENTENCES",
+        "content_rescue_candidates": "BITEXT_CONTENT_RESCUE_CANDIDATES",
+        "content_rescue_min_share": "BITEXT_CONTENT_RESCUE_MIN_SHARE",
+        "content_rescue_max_length_diff": "BITEXT_CONTENT_RESCUE_MAX_LENGTH_DIFF",
+        "content_train_min_share": "BITEXT_CONTENT_TRAIN_MIN_SHARE",
+        "content_model_save_interval": "BITEXT_CONTENT_MODEL_SAVE_INTERVAL",
+        "boilerplate_min_pages": "BITEXT_BOILERPLATE_MIN_PAGES",
+        "boilerplate_min_share": "BITEXT_BOILERPLATE_MIN_SHARE",
+        "dictionary": "BITEXT_DICTIONARY",
+        "dictionary_threshold_1": "BITEXT_DICTIONARY_THRESHOLD_1",
+        "dictionary_threshold_2": "BITEXT_DICTIONARY_THRESHOLD_2",
+        "dictionary_drop_ambiguous": "BITEXT_DICTIONARY_DROP_AMBIGUOUS",
         "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
@@ -124,6 +166,11 @@ class BitextConfig:
                 raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
         if not 0.0 < self.structure_max_ratio <= 1.0:
             raise ValueError(f"BITEXT_STRUCTURE_MAX_RATIO must be in (0, 1], got {self.structure_max_ratio}")
+        for name in ("content_sentence_threshold", "content_min_share", "content_rescue_min_share",
+                     "content_train_min_share", "boilerplate_min_share"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1.0:
+                raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
         if self.max_pages_per_site < 0:
             raise ValueError("BITEXT_MAX_PAGES_PER_SITE must be >= 0 (0 means no cap)")
 

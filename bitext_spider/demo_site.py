@@ -46,6 +46,8 @@ from types import MappingProxyType
 from typing import TypeVar
 from urllib.parse import quote, unquote, urlsplit
 
+import lxml.html
+
 T = TypeVar("T")
 LEXICON_RESOURCE = "demo_lexicon.tsv"
 CONTENT_TYPES_FILE = "content-types.tsv"
@@ -801,6 +803,7 @@ class SiteInfo:
     home_pages: Mapping[str, str] = field(default_factory=dict)  # lang -> URL of its home page
     assets: tuple[str, ...] = ()  # binary files (PDF, PNG)
     charsets: Mapping[str, str] = field(default_factory=dict)  # lang -> encoding of its pages
+    retemplated: tuple[str, ...] = ()  # pages written with the other template (_legacy_page)
 
     @property
     def page_count(self) -> int:
@@ -954,6 +957,42 @@ class _Template:
         )
 
 
+def _legacy_page(tpl: _Template, lang: str, title: str, body: str, head: Sequence[str] = ()) -> str:
+    """The same text in another site's template: a table layout with every block flattened into a
+    ``<div>`` and inline markup dropped, as when one language's pages come from another CMS.
+
+    Tag sequences then share almost nothing with the other languages' pages, so only the text
+    can tell that they are translations.
+    """
+    r = tpl.renderers[lang]
+    meta = f'<meta charset="{tpl.charsets.get(lang, "utf-8")}">\n' if tpl.declaration == "meta" else ""
+    fragment = lxml.html.fragment_fromstring(body, create_parent="div")
+    flat: list[str] = []
+    for el in fragment.iter("h1", "h2", "h3", "p", "li", "tr"):
+        if el.tag == "tr":
+            text = " | ".join(" ".join(c.text_content().split()) for c in el if isinstance(c.tag, str))
+        else:
+            text = " ".join(el.text_content().split())
+        if not text:
+            continue
+        if el.tag in ("h1", "h2", "h3"):
+            flat.append(f'<div class="t"><b>{_esc(text)}</b></div>')
+        else:
+            flat.append(f'<div class="x">{_esc(text)}</div>')
+    menu = "".join(
+        f'<div class="m"><a href="/{other}/index.html">{_esc(tpl.renderers[other].ui("English"))}</a></div>'
+        for other in tpl.langs
+    )
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n{meta}<title>{_esc(title)}</title>\n'
+        + "".join(h + "\n" for h in head)
+        + '</head>\n<body bgcolor="#ffffff">\n<table width="100%" cellpadding="4">\n'
+        f'<tr><td class="menu" valign="top">{menu}</td>\n<td class="content">\n'
+        + "\n".join(flat)
+        + f'\n</td></tr>\n</table>\n<div class="foot">{_esc(r.ui("City Guide"))}</div>\n</body>\n</html>\n'
+    )
+
+
 def _hreflang_links(paths: Mapping[str, str]) -> list[str]:
     if len(paths) < 2:
         return []
@@ -982,8 +1021,12 @@ def _related(doc: _Doc, lang: str, pool: Sequence[_Doc], seed: int) -> list[_Doc
     return chosen
 
 
-def _doc_page(doc: _Doc, lang: str, tpl: _Template, pool: Sequence[_Doc], seed: int) -> str:
+def _doc_page(
+    doc: _Doc, lang: str, tpl: _Template, pool: Sequence[_Doc], seed: int, legacy: bool = False
+) -> str:
     r = tpl.renderers[lang]
+    if legacy:
+        return _legacy_page(tpl, lang, doc.titles[lang], doc.bodies[lang])
     main = f"<article>\n{doc.bodies[lang]}\n</article>"
     related = _related(doc, lang, pool, seed) if doc.role in ("regular", "hard_negative") else []
     if related:
@@ -1180,6 +1223,7 @@ def generate_site(
     charset_declaration: str = "meta",
     extras: bool = True,
     overwrite: bool = False,
+    retemplated: float = 0.0,
 ) -> SiteInfo:
     """Generate a multilingual site under ``root`` (``www/`` plus the gold-standard files).
 
@@ -1188,7 +1232,8 @@ def generate_site(
     documents copy the structure of another document. ``charsets`` maps a language to the encoding
     its pages are written in; ``charset_declaration`` says where that is declared: ``"meta"``
     (``<meta charset>``), ``"header"`` (only the HTTP header, via the content-types sidecar) or
-    ``"none"``. ``extras`` adds robots.txt, a private page, sitemap.xml with orphan pages, an RSS
+    ``"none"``. ``retemplated`` is the share of documents whose pages in the languages after
+    the first use another template (:func:`_legacy_page`). ``extras`` adds robots.txt, a private page, sitemap.xml with orphan pages, an RSS
     feed with a feed-only document, hreflang links and binary files (orphans and the feed-only
     document need ``n_docs >= 4``). An existing non-empty ``root/www`` is an error unless
     ``overwrite``. Output is a function of the arguments only.
@@ -1216,9 +1261,14 @@ def generate_site(
         langs, MappingProxyType(renderers), extras, charset_declaration, MappingProxyType(charsets)
     )
     linked = [d for d in docs if d.role in ("regular", "hard_negative")]
+    legacy: set[str] = set()
     for doc in docs:
+        moved = doc.role == "regular" and random.Random(_derive(seed, "retemplate", doc.id)).random() < retemplated
         for lang in doc.langs:
-            writer.html(doc.paths[lang], _doc_page(doc, lang, tpl, linked, seed), lang)
+            old = moved and lang != langs[0]
+            writer.html(doc.paths[lang], _doc_page(doc, lang, tpl, linked, seed, legacy=old), lang)
+            if old:
+                legacy.add(doc.paths[lang])
 
     primary = "en" if "en" in langs else langs[0]
     home_paths = {lang: f"/{lang}/index.html" for lang in langs}
@@ -1235,7 +1285,8 @@ def generate_site(
     special: dict[str, tuple[str, ...]] = {}
     if extras:
         special = _write_extras(writer, docs, tpl, ctx, base_url, seed, lex, renderers)
-    return _write_metadata(root, www, base_url, langs, docs, listing_paths, writer, special, url, charsets)
+    info = _write_metadata(root, www, base_url, langs, docs, listing_paths, writer, special, url, charsets)
+    return dataclasses.replace(info, retemplated=tuple(sorted(url(p) for p in legacy)))
 
 
 def _url_maker(base_url: str) -> Callable[[str], str]:

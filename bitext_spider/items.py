@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from matchers.linearize import Linearized
+from matchers.page_content import PageContent
 from matchers.page_index import CandidateSet
 
 
@@ -35,5 +36,6 @@ class PageItem:
     lang: str | None = None
     lang_score: float = 0.0
     eligible: bool = False
+    content: PageContent | None = field(default=None, repr=False)
     candidates: list[CandidateSet] = field(default_factory=list, repr=False)
     note: str = ""

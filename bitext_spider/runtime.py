@@ -10,13 +10,17 @@ from __future__ import annotations
 import logging
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bitext_spider.config import BitextConfig
+from bitext_spider.model_registry import ModelRegistry
 from bitext_spider.seeds import Site
 from bitext_spider.store import PageRecord, Store, StoreWriter
 from matchers.language_id import LanguageIdentifier
+from matchers.main_content import RepeatedBlocks
+from matchers.page_content import page_content
 from matchers.page_index import PageFeatures, SiteIndex
 
 logger = logging.getLogger(__name__)
@@ -36,6 +40,7 @@ class SiteState:
     pages_seen: int = 0  # HTML pages taken (for BITEXT_MAX_PAGES_PER_SITE)
     requested: int = 0  # requests in the site's budget (for BITEXT_MAX_PAGES_PER_SITE)
     requested_urls: set[str] = field(default_factory=set)
+    boilerplate: RepeatedBlocks = field(default_factory=RepeatedBlocks)
 
     @property
     def key(self) -> str:
@@ -54,7 +59,12 @@ class BitextRuntime:
             on_written=self._written,
         )
         self.language = LanguageIdentifier()
+        self.models = ModelRegistry(self.store, self.writer.submit, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
+        # Site-level steps of the matching stages, run when the crawl closes: before the
+        # one-to-one resolution (they may add or drop candidates) and after it (on final pairs).
+        self.before_resolve: list[Callable[[SiteState], None]] = []
+        self.after_resolve: list[Callable[[SiteState], None]] = []
         self._closed = False
         self._switch_interval = sys.getswitchinterval()
         if self.config.enabled and self.config.gil_switch_interval > 0:
@@ -81,15 +91,21 @@ class BitextRuntime:
         if site.key in self.sites:
             return self.sites[site.key]
         site_id = self.store.ensure_site(site.key, list(site.start_urls))
-        state = SiteState(site=site, site_id=site_id, index=SiteIndex(site.key))
+        state = SiteState(
+            site=site,
+            site_id=site_id,
+            index=SiteIndex(site.key),
+            boilerplate=RepeatedBlocks(self.config.boilerplate_min_pages, self.config.boilerplate_min_share),
+        )
         links: dict[str, None] = {}
         for page in self.store.stored_pages(site_id):
             state.stored_urls.add(page.url)
             links.update(dict.fromkeys(page.links))
             if page.eligible and page.lang and page.tokens is not None:
+                content = page_content(page.paragraphs, page.lang) if page.paragraphs else None
                 state.index.register(
                     PageFeatures(page.url, page.lang, page.size_bytes, page.size_chars, page.n_tags,
-                                 page.n_paragraphs, page.tokens)
+                                 page.n_paragraphs, page.tokens, content)
                 )
         state.pages_seen = state.requested = len(state.stored_urls)
         state.frontier = [u for u in links if u not in state.stored_urls]
@@ -102,19 +118,34 @@ class BitextRuntime:
         self.sites[site.key] = state
         return state
 
+    def _run_steps(self, steps: list[Callable[[SiteState], None]], state: SiteState) -> None:
+        for step in steps:
+            try:
+                step(state)
+            except Exception:
+                # A failing step must not cost the pairs already found: resolution still runs.
+                logger.exception("site %s: %s failed", state.key, getattr(step, "__qualname__", step))
+                self.stats.inc_value("bitext/errors/close_step")
+
     def close(self) -> None:
         """Flush pending writes and resolve every site's pairs (idempotent)."""
         if self._closed:
             return
         self._closed = True
         sys.setswitchinterval(self._switch_interval)
+        self.models.stop_snapshots()
         self.writer.flush()
         self.writer.close()
         total: Counter[str] = Counter()
         for state in self.sites.values():
+            self._run_steps(self.before_resolve, state)
             by_langs = self.store.resolve_site(state.site_id)
             total.update(by_langs)
             logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
+            self._run_steps(self.after_resolve, state)
+        saved = self.models.save_all()
+        if saved:
+            logger.info("saved %d translation models", saved)
         self.stats.set_value("bitext/pairs", sum(total.values()))
         for langs, n in sorted(total.items()):
             self.stats.set_value(f"bitext/pairs/{langs}", n)

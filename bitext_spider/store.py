@@ -22,7 +22,15 @@ from sqlalchemy import delete, select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, aliased
 
-from bitext_spider.db import CandidateRow, PageRow, PairRow, SiteRow, make_engine
+from bitext_spider.db import (
+    CandidateRow,
+    PageRow,
+    PairRow,
+    SentenceRow,
+    SiteRow,
+    TranslationModelRow,
+    make_engine,
+)
 from matchers.one_to_one import Scored, resolve_one_to_one
 
 logger = logging.getLogger(__name__)
@@ -50,6 +58,46 @@ class PageRecord:
 
 
 @dataclass
+class ModelRecord:
+    """A snapshot of one language pair's translation model, written like a page record."""
+
+    lang1: str
+    lang2: str
+    pairs_seen: int
+    sentences_seen: int
+    state: bytes
+
+
+@dataclass
+class SiteCandidate:
+    """A stored candidate with its pages' URLs (for site-level decisions at close)."""
+
+    id: int
+    page1_id: int
+    url1: str
+    lang1: str
+    page2_id: int
+    url2: str
+    lang2: str
+    score: float
+    scores: dict[str, Any]
+
+
+@dataclass
+class SentenceRecord:
+    """An aligned sentence pair of a final pair; ``text1`` is in ``lang1``, page1's language."""
+
+    page1_id: int
+    page2_id: int
+    position: int
+    lang1: str
+    lang2: str
+    text1: str
+    text2: str
+    score: float
+
+
+@dataclass
 class StoredPage:
     """What a resumed crawl needs of a page already in the database."""
 
@@ -62,6 +110,7 @@ class StoredPage:
     n_paragraphs: int
     tokens: np.ndarray | None
     links: list[str]
+    paragraphs: list[Any] = field(default_factory=list)
 
 
 def _insert(engine: Engine, table: Any) -> Any:
@@ -108,6 +157,7 @@ class Store:
         cols = (
             PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
             PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
+            PageRow.paragraphs,
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
@@ -116,11 +166,17 @@ class Store:
                 yield StoredPage(
                     row.url, row.lang, bool(row.eligible), row.size_bytes, row.size_chars,
                     row.n_tags, row.n_paragraphs, tokens, list(row.links or []),
+                    [tuple(p) for p in row.paragraphs or []],
                 )
 
     # -- writes -----------------------------------------------------------------------------
-    def write(self, records: list[PageRecord]) -> None:
-        """Store pages and their candidates in one transaction (three statements a batch)."""
+    def write(self, records: list[Any]) -> None:
+        """Store pages and their candidates (three statements a batch) and model snapshots in one
+        transaction."""
+        models = [r for r in records if isinstance(r, ModelRecord)]
+        records = [r for r in records if not isinstance(r, ModelRecord)]
+        if models:
+            self.save_models(models)
         if not records:
             return
         page_insert = _insert(self.engine, PageRow.__table__).on_conflict_do_nothing(index_elements=["url"])
@@ -156,7 +212,107 @@ class Store:
         # Only after the commit: a rolled-back id must not be remembered.
         self._ids.update(new_ids)
 
+    # -- translation models -----------------------------------------------------------------
+    def save_models(self, models: list[ModelRecord]) -> None:
+        """Upsert model snapshots (the last one of a language pair wins)."""
+        latest = {(m.lang1, m.lang2): m for m in models}
+        stmt = _insert(self.engine, TranslationModelRow.__table__)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["lang1", "lang2"],
+            set_=dict(
+                pairs_seen=stmt.excluded.pairs_seen,
+                sentences_seen=stmt.excluded.sentences_seen,
+                state=stmt.excluded.state,
+            ),
+        )
+        with Session(self.engine) as s, s.begin():
+            s.execute(
+                stmt,
+                [
+                    dict(lang1=m.lang1, lang2=m.lang2, pairs_seen=m.pairs_seen, sentences_seen=m.sentences_seen,
+                         state=m.state)
+                    for m in latest.values()
+                ],
+            )
+
+    def load_model(self, lang1: str, lang2: str) -> bytes | None:
+        with Session(self.engine) as s:
+            return s.execute(
+                select(TranslationModelRow.state).where(
+                    TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2
+                )
+            ).scalar_one_or_none()
+
     # -- site-level decisions ---------------------------------------------------------------
+    def site_candidates(self, site_id: int) -> list[SiteCandidate]:
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        q = (
+            select(
+                CandidateRow.id, CandidateRow.page1_id, p1.url, CandidateRow.lang1, CandidateRow.page2_id,
+                p2.url, CandidateRow.lang2, CandidateRow.score, CandidateRow.scores,
+            )
+            .join(p1, p1.id == CandidateRow.page1_id)
+            .join(p2, p2.id == CandidateRow.page2_id)
+            .where(CandidateRow.site_id == site_id)
+            .order_by(CandidateRow.id)
+        )
+        with Session(self.engine) as s:
+            return [SiteCandidate(*row[:8], dict(row[8] or {})) for row in s.execute(q)]
+
+    def add_candidates(self, site_id: int, rows: list[tuple[str, str, str, str, float, dict[str, Any]]]) -> int:
+        """Store candidates found at close, given as (url_a, lang_a, url_b, lang_b, score, scores)."""
+        if not rows:
+            return 0
+        urls = sorted({r[0] for r in rows} | {r[2] for r in rows})
+        ids: dict[str, int] = {}
+        stmt = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
+            index_elements=["page1_id", "page2_id"]
+        )
+        with Session(self.engine) as s, s.begin():
+            for chunk in _chunks(urls, 500):
+                ids.update({u: i for u, i in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk)))})
+            values = []
+            for url_a, lang_a, url_b, lang_b, score, scores in rows:
+                if url_a not in ids or url_b not in ids:
+                    continue
+                p1, l1, p2, l2 = _ordered(ids[url_a], lang_a, ids[url_b], lang_b)
+                values.append(dict(site_id=site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
+                                   score=float(score), scores=scores))
+            if values:
+                s.execute(stmt, values)
+        return len(values)
+
+    def delete_candidates(self, ids: list[int]) -> None:
+        with Session(self.engine) as s, s.begin():
+            for chunk in _chunks(sorted(ids), 500):  # type: ignore[arg-type]
+                s.execute(delete(CandidateRow).where(CandidateRow.id.in_(chunk)))
+
+    def site_pairs(self, site_id: int) -> list[tuple[int, str, str, int, str, str]]:
+        """Final pairs of a site as (page1_id, url1, lang1, page2_id, url2, lang2)."""
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        q = (
+            select(PairRow.page1_id, p1.url, PairRow.lang1, PairRow.page2_id, p2.url, PairRow.lang2)
+            .join(p1, p1.id == PairRow.page1_id)
+            .join(p2, p2.id == PairRow.page2_id)
+            .where(PairRow.site_id == site_id)
+            .order_by(PairRow.id)
+        )
+        with Session(self.engine) as s:
+            return [tuple(r) for r in s.execute(q)]  # type: ignore[misc]
+
+    def replace_sentences(self, site_id: int, rows: list[SentenceRecord]) -> None:
+        """Replace the site's aligned sentences by those of its current final pairs."""
+        with Session(self.engine) as s, s.begin():
+            s.execute(delete(SentenceRow).where(SentenceRow.site_id == site_id))
+            for i in range(0, len(rows), 5000):
+                s.execute(
+                    _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
+                        index_elements=["page1_id", "page2_id", "position"]
+                    ),
+                    [dict(site_id=site_id, **r.__dict__) for r in rows[i : i + 5000]],
+                )
+
+
     def resolve_site(self, site_id: int) -> Counter[str]:
         """Replace the site's final pairs by the one-to-one resolution of all its candidates.
 

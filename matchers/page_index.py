@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from matchers.page_content import PageContent
 from matchers.tag_store import TagSequenceStore
 
 MIN_DUP_TOKENS = 20
@@ -58,6 +59,7 @@ class PageFeatures:
     n_tags: int
     n_paragraphs: int
     tokens: np.ndarray
+    content: PageContent | None = None
 
     @cached_property
     def fingerprint(self) -> bytes:
@@ -84,6 +86,22 @@ class CandidateSet:
         for name, values in scores.items():
             self.scores[name] = np.asarray(values)
 
+    def extend(self, rows: np.ndarray, **scores: np.ndarray) -> None:
+        """Add candidates; scores they lack are NaN (or 0 for integer scores)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        n_old, n_new = len(self.rows), len(rows)
+        for name in set(self.scores) | set(scores):
+            old = self.scores.get(name)
+            new = np.asarray(scores[name]) if name in scores else None
+            dtype = np.result_type(*(a.dtype for a in (old, new) if a is not None), np.float64)
+            merged = np.full(n_old + n_new, np.nan, dtype=dtype)
+            if old is not None:
+                merged[:n_old] = old
+            if new is not None:
+                merged[n_old:] = new
+            self.scores[name] = merged
+        self.rows = np.concatenate([self.rows, rows])
+
     def narrow(self, mask: np.ndarray) -> None:
         """Keep only the candidates where ``mask`` is true (scores follow)."""
         mask = np.asarray(mask, dtype=bool)
@@ -100,6 +118,8 @@ class LanguageIndex:
         self.size_chars = GrowableColumn(np.int64)
         self.n_tags = GrowableColumn(np.int64)
         self.n_paragraphs = GrowableColumn(np.int64)
+        self.content_length = GrowableColumn(np.int64)
+        self.content: list[PageContent | None] = []
         self.tags = TagSequenceStore()
 
     def __len__(self) -> int:
@@ -112,6 +132,8 @@ class LanguageIndex:
         self.size_chars.append(page.size_chars)
         self.n_tags.append(page.n_tags)
         self.n_paragraphs.append(page.n_paragraphs)
+        self.content.append(page.content)
+        self.content_length.append(page.content.length if page.content is not None else 0)
         return row
 
     def sizes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -129,7 +151,7 @@ class SiteIndex:
     def __init__(self, key: str) -> None:
         self.key = key
         self.languages: dict[str, LanguageIndex] = {}
-        self._urls: set[str] = set()
+        self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
         self._fingerprints: dict[tuple[str, bytes], str] = {}
 
     def __contains__(self, url: str) -> bool:
@@ -164,11 +186,19 @@ class SiteIndex:
             for lang, index in self.languages.items()
             if lang != page.lang and len(index)
         ]
-        self.languages.setdefault(page.lang, LanguageIndex()).add(page)
-        self._urls.add(page.url)
+        row = self.languages.setdefault(page.lang, LanguageIndex()).add(page)
+        self._urls[page.url] = (page.lang, row)
         if len(page.tokens) >= MIN_DUP_TOKENS:
             self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)
         return candidates
 
     def index(self, lang: str) -> LanguageIndex:
         return self.languages[lang]
+
+    def locate(self, url: str) -> tuple[str, int] | None:
+        """``(language, row)`` of a registered page."""
+        return self._urls.get(url)
+
+    def content(self, url: str) -> PageContent | None:
+        where = self._urls.get(url)
+        return self.languages[where[0]].content[where[1]] if where else None

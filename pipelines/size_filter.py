@@ -39,7 +39,9 @@ class SizeFilterPipeline(MatchingStage):
             return item
         site = self.runtime.sites[item.site]
         f = item.features
-        page = PageFeatures(item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens)
+        page = PageFeatures(
+            item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens, item.content
+        )
         original = site.index.duplicate_of(page)
         if original is not None:
             item.eligible = False

@@ -50,6 +50,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         text=f.text if f else "",
         tokens=f.tokens.astype(np.int32).tobytes() if f is not None else None,
         links=item.links,
+        paragraphs=[list(p) for p in item.content.paragraphs] if item.content is not None else [],
         note=item.note[:255],
     )
     candidates: list[CandidateRecord] = []
@@ -98,6 +99,7 @@ class StorePipeline:
         item.body = b""
         item.html = None
         item.candidates = []
+        item.content = None
         return item
 
     async def close_spider(self, spider: Any = None) -> None:

@@ -1,0 +1,284 @@
+"""Content filter stage: sentence alignment under the language pair's translation model, trained
+on the fly (matchers.content_match, matchers.sentence_align, matchers.translation_model).
+
+Tomás et al., *WebMining*, section 2.3.  As each page arrives:
+
+1. every candidate that passed the size and structure filters is aligned with the page; it stays
+   when the share of aligned sentence pairs above ``BITEXT_CONTENT_SENTENCE_THRESHOLD`` reaches
+   the required share.  The required share grows with what the model has seen: the paper notes
+   that an untrained model cannot tell non-parallel pages apart, so while it is young the earlier
+   filters decide and content only vetoes candidates with (almost) no aligned translation;
+2. once the model has seen ``BITEXT_CONTENT_MATURE_SENTENCES`` sentence pairs, the pages that the
+   size or structure filters turned down (translations made with another template) get a second
+   chance on content alone: the few closest in main-content length, under a stricter share;
+3. the best accepted candidate per language, if its share reaches
+   ``BITEXT_CONTENT_TRAIN_MIN_SHARE``, updates the model (one incremental EM step).
+
+When the crawl closes, pages still without a candidate in a language get step 2 again with the
+final model (the pages that arrived before the model was trained), and the aligned sentences of
+the final pairs are stored.  The candidate's ranking ``score`` is the mean of its structure
+similarity and its content share (content alone: half its share).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Container
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from scrapy.exceptions import NotConfigured
+
+from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime, SiteState
+from bitext_spider.store import SentenceRecord
+from matchers.content_match import ContentMatch, length_difference, match_content
+from matchers.page_content import PageContent
+from matchers.page_index import CandidateSet, SiteIndex
+from matchers.translation_model import TranslationModel
+from pipelines.base import MatchingStage
+
+logger = logging.getLogger(__name__)
+
+
+def required_share(model: TranslationModel, min_share: float, mature_sentences: int) -> float:
+    """The share a structure-supported candidate needs: ``min_share`` scaled by model maturity."""
+    if mature_sentences <= 0:
+        return min_share
+    return min_share * min(1.0, model.sentences_seen / mature_sentences)
+
+
+def is_mature(model: TranslationModel, mature_sentences: int) -> bool:
+    return model.sentences_seen >= mature_sentences
+
+
+def combined_score(structure: np.ndarray, share: np.ndarray) -> np.ndarray:
+    structure = np.nan_to_num(np.asarray(structure, dtype=np.float64), nan=0.0)
+    share = np.asarray(share, dtype=np.float64)
+    return np.where(np.isnan(share), structure, 0.5 * structure + 0.5 * np.nan_to_num(share, nan=0.0))
+
+
+class ContentFilter:
+    """The stage's work, independent of Scrapy (tests drive it directly)."""
+
+    def __init__(self, runtime: BitextRuntime) -> None:
+        self.runtime = runtime
+        self.config = runtime.config
+        self.models = runtime.models
+        self.counts: dict[str, int] = {}
+
+    def _count(self, key: str, n: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    # -- at arrival ---------------------------------------------------------------------------
+    def filter_page(self, index: SiteIndex, content: PageContent, candidates: list[CandidateSet]) -> None:
+        cfg = self.config
+        by_lang = {c.lang: c for c in candidates}
+        rejected: set[tuple[str, int]] = set()  # candidates content turned down: not rescued
+        best: dict[str, tuple[float, ContentMatch]] = {}
+        for cand in candidates:
+            model = self.models.get(content.lang, cand.lang)
+            others = index.index(cand.lang).content
+            n = len(cand)
+            share, mean = np.full(n, np.nan), np.full(n, np.nan)
+            matches: list[ContentMatch | None] = []
+            for k, row in enumerate(cand.rows.tolist()):
+                m = match_content(model, content, others[row], cfg.content_sentence_threshold) if others[row] else None
+                matches.append(m)
+                if m is not None:
+                    share[k], mean[k] = m.share, m.mean
+            need = required_share(model, cfg.content_min_share, cfg.content_mature_sentences)
+            keep = np.isnan(share) | (share >= need)
+            score = combined_score(cand.scores.get("structure", np.zeros(n)), share)
+            cand.add_scores(content_share=share, content_mean=mean, score=score)
+            self._count("checked", n)
+            self._count("rejected", int(n - keep.sum()))
+            for k in np.flatnonzero(keep).tolist():
+                m = matches[k]
+                if m is not None and (cand.lang not in best or score[k] > best[cand.lang][0]):
+                    best[cand.lang] = (float(score[k]), m)
+            rejected.update((cand.lang, r) for r in cand.rows[~keep].tolist())
+            cand.narrow(keep)
+        if cfg.content_rescue_candidates > 0:
+            empty = [
+                lang for lang in index.languages
+                if lang != content.lang and not (lang in by_lang and len(by_lang[lang]))
+            ]
+            for lang, found in self._rescue(index, content, empty, rejected).items():
+                rows, share, mean, matches = found
+                cand = by_lang.get(lang)
+                if cand is None:
+                    cand = CandidateSet(lang=lang, rows=np.zeros(0, dtype=np.int64))
+                    candidates.append(cand)
+                    by_lang[lang] = cand
+                score = combined_score(np.zeros(len(rows)), share)
+                cand.extend(rows, content_share=share, content_mean=mean, score=score)
+                self._count("rescued", len(rows))
+                for k, m in enumerate(matches):
+                    if lang not in best or score[k] > best[lang][0]:
+                        best[lang] = (float(score[k]), m)
+        for lang, (_score, m) in best.items():
+            if m.share >= cfg.content_train_min_share:
+                self._train(content.lang, lang, m)
+
+    def _rescue(
+        self, index: SiteIndex, content: PageContent, langs: list[str], exclude: Container[tuple[str, int]]
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, list[ContentMatch]]]:
+        """Pages of ``langs`` that only content can pair with ``content``'s page: the closest in
+        main-content length, not in ``exclude`` (language, row), under the rescue share."""
+        cfg = self.config
+        out: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, list[ContentMatch]]] = {}
+        if not len(content):
+            return out
+        for lang in langs:
+            lindex = index.index(lang)
+            model = self.models.get(content.lang, lang)
+            if not is_mature(model, cfg.content_mature_sentences):
+                continue
+            diff = length_difference(content.length, lindex.content_length.view())
+            order = np.argsort(diff, kind="stable")
+            order = order[diff[order] <= cfg.content_rescue_max_length_diff]
+            order = [r for r in order.tolist() if (lang, r) not in exclude]
+            rows, shares, means, matches = [], [], [], []
+            for row in order[: cfg.content_rescue_candidates]:
+                other = lindex.content[row]
+                m = match_content(model, content, other, cfg.content_sentence_threshold) if other else None
+                self._count("rescue_checked")
+                if m is not None and m.share >= cfg.content_rescue_min_share:
+                    rows.append(row)
+                    shares.append(m.share)
+                    means.append(m.mean)
+                    matches.append(m)
+            if rows:
+                out[lang] = (np.array(rows, dtype=np.int64), np.array(shares), np.array(means), matches)
+        return out
+
+    def _train(self, lang_a: str, lang_b: str, match: ContentMatch) -> None:
+        model = self.models.get(lang_a, lang_b)
+        pairs = match.training_pairs(self.config.content_sentence_threshold)
+        if not pairs:
+            return
+        model.update(pairs)
+        self._count("model_updates")
+        self._count("model_sentences", len(pairs))
+        self.models.updated(lang_a, lang_b)
+
+    # -- at close -----------------------------------------------------------------------------
+    def sweep_site(self, state: SiteState) -> int:
+        """Content-only candidates for pages left without one in a language, with the final models."""
+        index = state.index
+        store = self.runtime.store
+        has: set[tuple[str, str]] = set()
+        for c in store.site_candidates(state.site_id):
+            has.add((c.url1, c.lang2))
+            has.add((c.url2, c.lang1))
+        taken = _Taken(index, has)
+        found: list[tuple[str, str, str, str, float, dict[str, Any]]] = []
+        seen: set[frozenset[str]] = set()
+        for lang, lindex in index.languages.items():
+            taken.lang = lang
+            for row, url in enumerate(lindex.urls):
+                content = lindex.content[row]
+                missing = [o for o in index.languages if o != lang and (url, o) not in has]
+                if content is None or not missing:
+                    continue
+                for other, (rows, share, mean, _m) in self._rescue(index, content, missing, taken).items():
+                    for k, r in enumerate(rows.tolist()):
+                        other_url = index.index(other).urls[r]
+                        key = frozenset((url, other_url))
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        s = float(share[k])
+                        found.append((url, lang, other_url, other, 0.5 * s,
+                                      dict(content_share=round(s, 6), content_mean=round(float(mean[k]), 6),
+                                           score=round(0.5 * s, 6), found_at_close=1)))
+        added = store.add_candidates(state.site_id, found)
+        self._count("rescued_at_close", added)
+        return added
+
+    def store_sentences(self, state: SiteState) -> int:
+        """Align each final pair with the final model and store its sentence pairs."""
+        cfg = self.config
+        records: list[SentenceRecord] = []
+        for page1, url1, lang1, page2, url2, lang2 in self.runtime.store.site_pairs(state.site_id):
+            a, b = state.index.content(url1), state.index.content(url2)
+            if a is None or b is None:
+                continue
+            model = self.models.get(lang1, lang2)
+            m = match_content(model, a, b, cfg.content_sentence_threshold)
+            if m is None:
+                continue
+            flip = m.first is not a
+            for pos, (t1, t2, prob) in enumerate(m.sentence_pairs()):
+                if flip:
+                    t1, t2 = t2, t1
+                records.append(SentenceRecord(page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
+        self.runtime.store.replace_sentences(state.site_id, records)
+        self._count("sentences_stored", len(records))
+        return len(records)
+
+
+class _Taken:
+    """(language, row) of pages that already have a candidate in ``lang`` (for the close sweep)."""
+
+    def __init__(self, index: SiteIndex, has: set[tuple[str, str]]) -> None:
+        self.index, self.has, self.lang = index, has, ""
+
+    def __contains__(self, key: object) -> bool:
+        other_lang, row = key  # type: ignore[misc]
+        return (self.index.index(other_lang).urls[row], self.lang) in self.has
+
+
+def _timed(fn: Any, *args: Any) -> float:
+    t0 = time.thread_time()
+    fn(*args)
+    return time.thread_time() - t0
+
+
+class ContentFilterPipeline(MatchingStage):
+    def __init__(self, runtime: BitextRuntime) -> None:
+        super().__init__(runtime)
+        self.filter = ContentFilter(runtime)
+        # One thread: the models are updated in it, so no lock is needed around them.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
+        runtime.before_resolve.append(self._sweep)
+        runtime.after_resolve.append(self._sentences)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> ContentFilterPipeline:
+        if not BitextRuntime.of(crawler).config.content_enabled:
+            raise NotConfigured("BITEXT_CONTENT_ENABLED is off")
+        return super().from_crawler(crawler)
+
+    def _publish(self) -> None:
+        for key, n in self.filter.counts.items():
+            self.stats.set_value(f"bitext/content/{key}", n)
+
+    async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        if item.content is None or not item.eligible:
+            return item
+        index = self.runtime.sites[item.site].index
+        cpu = await asyncio.get_running_loop().run_in_executor(
+            self._executor, _timed, self.filter.filter_page, index, item.content, item.candidates
+        )
+        self.stats.inc_value("bitext/time/content_cpu_ms", int(cpu * 1000))
+        item.candidates = [c for c in item.candidates if len(c)]
+        self.stats.inc_value("bitext/candidates/content", sum(len(c) for c in item.candidates))
+        self._publish()
+        return item
+
+    def _sweep(self, state: SiteState) -> None:
+        self.filter.sweep_site(state)
+        self._publish()
+
+    def _sentences(self, state: SiteState) -> None:
+        n = self.filter.store_sentences(state)
+        self.stats.inc_value("bitext/sentences", n)
+        self._publish()
+
+    def close_spider(self, spider: Any = None) -> None:
+        self._executor.shutdown(wait=True)

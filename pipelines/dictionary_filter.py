@@ -1,0 +1,150 @@
+"""Dictionary filter stage (PCB), on when ``BITEXT_DICTIONARY`` names a Bitextor-format file
+(matchers.dictionary_filter).
+
+Tsvetkov & Wintner, section 3.2.2.  Candidates of the dictionary's language pair keep their place
+only when both bag-of-words scores pass (``BITEXT_DICTIONARY_THRESHOLD_1`` for the dictionary's
+first language, ``_2`` for its second); each side's score is stored as ``dictionary_<lang>``.
+When the crawl closes, a page with more than one accepted counterpart in that language pair is
+dropped with all its candidates (PCB's policy; ``BITEXT_DICTIONARY_DROP_AMBIGUOUS=False`` keeps
+them for the one-to-one resolution instead).  Other language pairs pass through untouched.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime, SiteState
+from matchers.dictionary_filter import (
+    BilingualDictionary,
+    DictionaryError,
+    bag_of_words,
+    load_dictionary,
+    scores_from_translations,
+    stopwords,
+    translate_bag,
+)
+from matchers.page_content import PageContent
+from pipelines.base import MatchingStage
+
+logger = logging.getLogger(__name__)
+
+_Translated = tuple[dict[str, frozenset[str]], frozenset[str]]
+
+
+class DictionaryConfigError(RuntimeError):
+    """The dictionary named by BITEXT_DICTIONARY cannot be used (the crawl does not start)."""
+
+
+class DictionaryFilter:
+    """PCB scores of candidate pairs, with each page's translated bag computed once (LRU)."""
+
+    def __init__(self, dic: BilingualDictionary, t1: float, t2: float, cache_pages: int = 4096) -> None:
+        self.dic = dic
+        self.t1, self.t2 = t1, t2
+        self._stop: dict[str, frozenset[str]] = {}
+        self._cache: OrderedDict[int, _Translated] = OrderedDict()
+        self._cache_pages = cache_pages
+
+    def covers(self, lang_a: str, lang_b: str) -> bool:
+        return self.dic.covers(lang_a, lang_b)
+
+    def translated(self, content: PageContent) -> _Translated:
+        key = id(content)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        stop = self._stop.get(content.lang)
+        if stop is None:
+            stop = self._stop[content.lang] = stopwords(content.lang)
+        bag = bag_of_words((t for sent in content.tokens for t in sent), stop)
+        result = translate_bag(bag, self.dic, content.lang)
+        self._cache[key] = result
+        if len(self._cache) > self._cache_pages:
+            self._cache.popitem(last=False)
+        return result
+
+    def scores(self, a: PageContent, b: PageContent) -> tuple[float, float]:
+        """``(score of a's side, score of b's side)``."""
+        return scores_from_translations(self.translated(a), self.translated(b))
+
+    def accept(self, a: PageContent, scores: tuple[float, float]) -> bool:
+        first_is_a = self.dic.side(a.lang) == 0
+        t_a, t_b = (self.t1, self.t2) if first_is_a else (self.t2, self.t1)
+        return scores[0] > t_a and scores[1] > t_b
+
+
+class DictionaryFilterPipeline(MatchingStage):
+    def __init__(self, runtime: BitextRuntime) -> None:
+        super().__init__(runtime)
+        try:
+            dic = load_dictionary(self.config.dictionary)
+        except DictionaryError as exc:
+            logger.error("BITEXT_DICTIONARY: %s", exc)
+            raise DictionaryConfigError(str(exc)) from exc
+        logger.info(
+            "dictionary %s: %s-%s, %d word pairs (%d malformed lines skipped)",
+            self.config.dictionary, dic.lang1, dic.lang2, len(dic), len(dic.skipped),
+        )
+        self.filter = DictionaryFilter(dic, self.config.dictionary_threshold_1, self.config.dictionary_threshold_2)
+        if self.config.dictionary_drop_ambiguous:
+            runtime.before_resolve.append(self.drop_ambiguous)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> DictionaryFilterPipeline:
+        from scrapy.exceptions import NotConfigured
+
+        if not BitextRuntime.of(crawler).config.dictionary:
+            raise NotConfigured("BITEXT_DICTIONARY is not set")
+        return super().from_crawler(crawler)
+
+    def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        if item.content is None or not item.candidates or item.lang is None:
+            return item
+        index = self.runtime.sites[item.site].index
+        for cand in item.candidates:
+            if not self.filter.covers(item.lang, cand.lang):
+                continue
+            contents = index.index(cand.lang).content
+            own = np.full(len(cand), np.nan)
+            other = np.full(len(cand), np.nan)
+            keep = np.ones(len(cand), dtype=bool)
+            for k, row in enumerate(cand.rows.tolist()):
+                them = contents[row]
+                if them is None:
+                    continue
+                s = self.filter.scores(item.content, them)
+                own[k], other[k] = s
+                keep[k] = self.filter.accept(item.content, s)
+            cand.add_scores(**{f"dictionary_{item.lang}": own, f"dictionary_{cand.lang}": other})
+            self.stats.inc_value("bitext/dictionary/checked", len(cand))
+            self.stats.inc_value("bitext/dictionary/rejected", int((~keep).sum()))
+            cand.narrow(keep)
+        item.candidates = [c for c in item.candidates if len(c)]
+        self.stats.inc_value("bitext/candidates/dictionary", sum(len(c) for c in item.candidates))
+        return item
+
+    def drop_ambiguous(self, state: SiteState) -> None:
+        """PCB: a page with more than one accepted counterpart goes, with all its candidates."""
+        from matchers.dictionary_filter import drop_ambiguous
+
+        store = self.runtime.store
+        groups: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+        for c in store.site_candidates(state.site_id):
+            if self.filter.covers(c.lang1, c.lang2) and f"dictionary_{c.lang1}" in c.scores:
+                # Oriented by language so each page is on one side whichever arrived first.
+                urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
+                groups.setdefault(tuple(sorted((c.lang1, c.lang2))), []).append((c.id, *urls))  # type: ignore[arg-type]
+        doomed: list[int] = []
+        for cands in groups.values():
+            _kept, dropped = drop_ambiguous((a, b) for _id, a, b in cands)
+            doomed.extend(i for i, a, b in cands if a in dropped or b in dropped)
+        if doomed:
+            store.delete_candidates(doomed)
+            logger.info("site %s: dictionary filter dropped %d candidates of ambiguous pages", state.key, len(doomed))
+        self.stats.inc_value("bitext/dictionary/dropped_ambiguous", len(doomed))

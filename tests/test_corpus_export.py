@@ -1,0 +1,175 @@
+"""``bitext export sentences``: dedup, final pairs only, TSV / JSONL / TMX / Moses."""
+
+import json
+
+import pytest
+from lxml import etree
+from sqlalchemy import insert
+
+from bitext_spider.cli import main as bitext_main
+from bitext_spider.corpus_export import clean_text, validate_tmx
+from bitext_spider.db import CandidateRow, PageRow, PairRow, SentenceRow, SiteRow, make_engine
+
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+PAGES = {
+    1: ("http://a/en1", "en"), 2: ("http://a/fr1", "fr"), 3: ("http://a/en2", "en"),
+    4: ("http://a/fr2", "fr"), 5: ("http://a/en3", "en"), 6: ("http://a/fr3", "fr"),
+    7: ("http://a/de1", "de"), 8: ("http://a/fr4", "fr"), 9: ("http://a/en4", "en"),
+}
+# (page1, page2, score); (5, 6) is only a candidate
+PAIRS = [(1, 2, 0.9), (3, 4, 0.8), (1, 7, 0.7), (8, 9, 0.6)]
+SENTENCES = {
+    (1, 2): [("Hello world.", "Bonjour le monde.", 0.5), ("Good  bye\n", "Au\trevoir", 0.6),
+             ("Ctrl\x01 char\x0bhere", "Contr\u00f4le\x1f ici\x00", 0.3), ("   ", "vide", 0.9)],
+    (3, 4): [("Only here", "Seulement ici", 0.4)],
+    (1, 7): [("Hello world.", "Hallo Welt.", 0.8)],
+    # page 8 is French, so text1 is French: the same pair as (1, 2)'s first, seen from the other side
+    (8, 9): [("Bonjour  le monde.", " Hello world.", 0.7)],
+    (5, 6): [("Not final", "Pas final", 0.99)],
+}
+
+
+def build_db(path, pages=PAGES, pairs=PAIRS, sentences=SENTENCES):
+    """A database with these pages, final pairs (candidates too) and sentences (candidates if not pairs)."""
+    engine = make_engine(f"sqlite:///{path}")
+    langs = {pid: lang for pid, (_url, lang) in pages.items()}
+
+    def pair(a, b, score):
+        return dict(site_id=1, page1_id=a, page2_id=b, lang1=langs[a], lang2=langs[b], score=score)
+
+    final = [pair(a, b, s) for a, b, s in pairs]
+    others = [pair(a, b, 0.5) for a, b in sentences if (a, b) not in {(x, y) for x, y, _ in pairs}]
+    with engine.begin() as conn:
+        conn.execute(insert(SiteRow.__table__), [dict(id=1, key="a", start_urls=[])])
+        conn.execute(insert(PageRow.__table__),
+                     [dict(id=pid, site_id=1, url=url, lang=lang) for pid, (url, lang) in pages.items()])
+        if final or others:
+            conn.execute(insert(CandidateRow.__table__), [dict(c, scores={}) for c in final + others])
+        if final:
+            conn.execute(insert(PairRow.__table__), final)
+        rows = [
+            dict(pair(a, b, s), position=i, text1=t1, text2=t2)
+            for (a, b), sents in sentences.items() for i, (t1, t2, s) in enumerate(sents)
+        ]
+        if rows:
+            conn.execute(insert(SentenceRow.__table__), rows)
+    engine.dispose()
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture
+def db(tmp_path):
+    return build_db(tmp_path / "c.db")
+
+
+def _tsv(capsys, *args):
+    capsys.readouterr()
+    assert bitext_main(["export", "sentences", *args]) == 0
+    captured = capsys.readouterr()
+    return [line.split("\t") for line in captured.out.splitlines()], captured.err
+
+
+def test_clean_text_drops_xml_invalid_characters_and_collapses_whitespace():
+    assert clean_text(" a\x01b\x0bc\x1fd\n\te\u2028f\ufffe ") == "ab c d e f"
+
+
+def test_tsv_dedups_across_pages_and_keeps_every_url_pair(db, capsys):
+    rows, err = _tsv(capsys, "--db", db)
+    assert rows[0] == ["lang1", "lang2", "text1", "text2", "score", "url1", "url2"]
+    assert rows[1:] == [
+        ["de", "en", "Hallo Welt.", "Hello world.", "0.8", "http://a/de1", "http://a/en1"],
+        ["en", "fr", "Hello world.", "Bonjour le monde.", "0.7",
+         "http://a/en1 http://a/en4", "http://a/fr1 http://a/fr4"],
+        ["en", "fr", "Good bye", "Au revoir", "0.6", "http://a/en1", "http://a/fr1"],
+        ["en", "fr", "Ctrl char here", "Contr\u00f4le ici", "0.3", "http://a/en1", "http://a/fr1"],
+        ["en", "fr", "Only here", "Seulement ici", "0.4", "http://a/en2", "http://a/fr2"],
+    ]
+    assert "5 sentence pairs exported" in err
+
+
+def test_sentences_of_candidates_that_are_not_final_pairs_are_left_out(db, capsys):
+    rows, _ = _tsv(capsys, "--db", db)
+    assert not any("Not final" in row for row in rows)
+
+
+def test_min_score_applies_before_dedup(db, capsys):
+    rows, _ = _tsv(capsys, "--db", db, "--min-score", "0.55")
+    hello = [r for r in rows if r[2] == "Hello world."]
+    assert hello == [["en", "fr", "Hello world.", "Bonjour le monde.", "0.7", "http://a/en4", "http://a/fr4"]]
+    # Hello world.'s first occurrence is now on (8, 9), after (1, 2)'s Good bye
+    assert [r[2] for r in rows[1:]] == ["Hallo Welt.", "Good bye", "Hello world."]
+
+
+def test_jsonl(db, tmp_path, capsys):
+    out = tmp_path / "s.jsonl"
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "jsonl", "-o", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert len(rows) == 5
+    assert rows[1]["sources"] == [["http://a/en1", "http://a/fr1"], ["http://a/en4", "http://a/fr4"]]
+
+
+def test_tmx_is_valid_and_complete(db, tmp_path, capsys):
+    out = tmp_path / "c.tmx"
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "tmx", "-o", str(out)]) == 0
+    assert validate_tmx(out) == []
+    assert validate_tmx(out.read_bytes()) == []
+    root = etree.parse(str(out)).getroot()
+    assert root.tag == "tmx" and root.get("version") == "1.4"
+    header = root.find("header")
+    assert header.get("creationtool") == "bitext-spider" and header.get("srclang") == "*all*"
+    tus = root.findall("body/tu")
+    assert len(tus) == 5
+    langs = [[tuv.get(XML_LANG) for tuv in tu.findall("tuv")] for tu in tus]
+    assert langs == [["de", "en"]] + [["en", "fr"]] * 4
+    hello = tus[1]
+    assert hello.findtext("prop[@type='x-score']") == "0.7"
+    en, fr = hello.findall("tuv")
+    assert [p.text for p in en.findall("prop[@type='x-source-url']")] == ["http://a/en1", "http://a/en4"]
+    assert [p.text for p in fr.findall("prop[@type='x-source-url']")] == ["http://a/fr1", "http://a/fr4"]
+    assert en.findtext("seg") == "Hello world." and fr.findtext("seg") == "Bonjour le monde."
+    assert [tuv.findtext("seg") for tuv in tus[3].findall("tuv")] == ["Ctrl char here", "Contr\u00f4le ici"]
+
+
+def test_tmx_to_stdout_and_empty_corpus(tmp_path, capsys):
+    db = build_db(tmp_path / "empty.db", sentences={})
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "tmx"]) == 0
+    out = capsys.readouterr().out.encode("utf-8")
+    assert validate_tmx(out) == []
+    assert etree.fromstring(out).findall("body/tu") == []
+
+
+def test_validate_tmx_reports_errors():
+    missing_header_attr = (b'<tmx version="1.4"><header creationtool="x"/><body>'
+                           b'<tu><tuv xml:lang="en"><seg>a</seg></tuv></tu></body></tmx>')
+    errors = validate_tmx(missing_header_attr)
+    assert errors and any("segtype" in e for e in errors)
+    assert validate_tmx(b'<tmx version="1.4"><body/></tmx>')  # no header
+    assert validate_tmx(b"<tmx") and validate_tmx(b"<tmx")[0].startswith("not well-formed")
+
+
+def test_moses_files_are_line_aligned(db, tmp_path, capsys):
+    prefix = tmp_path / "corpus"
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "moses", "-o", str(prefix)]) == 0
+    printed = capsys.readouterr().out.split()
+    names = ["corpus.de-en.de", "corpus.de-en.en", "corpus.en-fr.en", "corpus.en-fr.fr"]
+    assert printed == [str(tmp_path / n) for n in names]
+    read = {n: (tmp_path / n).read_text("utf-8").split("\n") for n in names}
+    assert read["corpus.de-en.de"] == ["Hallo Welt.", ""] and read["corpus.de-en.en"] == ["Hello world.", ""]
+    assert read["corpus.en-fr.en"] == ["Hello world.", "Good bye", "Ctrl char here", "Only here", ""]
+    assert read["corpus.en-fr.fr"] == [
+        "Bonjour le monde.", "Au revoir", "Contr\u00f4le ici", "Seulement ici", ""]
+
+
+def test_export_sentences_errors(db, tmp_path, capsys):
+    capsys.readouterr()
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "moses"]) == 2
+    assert "-o PREFIX" in capsys.readouterr().err
+    assert bitext_main(["export", "pairs", "--db", db, "--format", "tmx"]) == 2
+    assert "only for sentences" in capsys.readouterr().err
+    assert bitext_main(["export", "sentences", "--db", str(tmp_path / "none.db")]) == 2
+    err = capsys.readouterr().err
+    assert "no database" in err and len(err.splitlines()) == 1
+    bad_prefix = tmp_path / "no" / "such" / "dir" / "c"
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "moses", "-o", str(bad_prefix)]) == 2
+    assert "cannot write" in capsys.readouterr().err
