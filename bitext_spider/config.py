@@ -51,12 +51,19 @@ class BitextConfig:
     # trained on the fly.  A candidate passes when at least ``content_min_share`` of its
     # alignment's beads have a translation probability above ``content_sentence_threshold``.
     content_enabled: bool = True
-    content_sentence_threshold: float = 0.25
+    content_sentence_threshold: float = 0.5
     content_min_share: float = 0.30
     # The model counts as trained for a language pair after this many aligned sentence pairs;
     # until then only candidates that passed the structure filter can be accepted (section 2.3:
     # "setting very restricted thresholds in previous filters, until ... a good estimation").
     content_mature_sentences: int = 300
+    # Pages with fewer main-content sentences give no content evidence either way (a title alone
+    # matches any title); a pair found on content alone needs this many well-aligned sentences.
+    content_min_sentences: int = 3
+    # ... and with this on, such a page is not paired at all: a pair without main content (site
+    # maps, link listings) adds nothing to a corpus, and structure alone pairs them by template.
+    content_required: bool = True
+    content_rescue_min_sentences: int = 5
     # Once trained, up to this many pages per other language that failed the size/structure
     # filters (closest main-content length first) are checked on content alone, which must then
     # reach ``content_rescue_min_share``.
@@ -101,6 +108,9 @@ class BitextConfig:
         "content_sentence_threshold": "BITEXT_CONTENT_SENTENCE_THRESHOLD",
         "content_min_share": "BITEXT_CONTENT_MIN_SHARE",
         "content_mature_sentences": "BITEXT_CONTENT_MATURE_SENTENCES",
+        "content_min_sentences": "BITEXT_CONTENT_MIN_SENTENCES",
+        "content_required": "BITEXT_CONTENT_REQUIRED",
+        "content_rescue_min_sentences": "BITEXT_CONTENT_RESCUE_MIN_SENTENCES",
         "content_rescue_candidates": "BITEXT_CONTENT_RESCUE_CANDIDATES",
         "content_rescue_min_share": "BITEXT_CONTENT_RESCUE_MIN_SHARE",
         "content_rescue_max_length_diff": "BITEXT_CONTENT_RESCUE_MAX_LENGTH_DIFF",

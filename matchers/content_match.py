@@ -23,6 +23,7 @@ from matchers.translation_model import TranslationModel
 class ContentMatch:
     share: float  # share of beads whose translation probability passes the threshold
     mean: float  # mean bead probability
+    good: int  # beads whose translation probability passes the threshold
     beads: list[Bead]
     first: PageContent  # the page in the model's first language
     second: PageContent
@@ -46,14 +47,18 @@ def _join(content: PageContent, idx: tuple[int, ...]) -> str:
     return sep.join(content.sentences[i].strip() for i in idx)
 
 
-def match_content(model: TranslationModel, a: PageContent, b: PageContent, threshold: float) -> ContentMatch | None:
-    """Align ``a`` and ``b``; None when either has no sentences (no content evidence either way)."""
-    if not len(a) or not len(b):
+def match_content(
+    model: TranslationModel, a: PageContent, b: PageContent, threshold: float, min_sentences: int = 1
+) -> ContentMatch | None:
+    """Align ``a`` and ``b``; None when either has fewer than ``min_sentences`` sentences (no
+    content evidence either way)."""
+    if len(a) < max(1, min_sentences) or len(b) < max(1, min_sentences):
         return None
     first, second = (a, b) if _is_first(model, a.lang) else (b, a)
     beads = align(first.tokens, second.tokens, first.chars, second.chars, model)
     share, mean = content_scores(beads, threshold)
-    return ContentMatch(float(share), float(mean), beads, first, second)
+    good = sum(1 for bead in beads if bead.prob > threshold)
+    return ContentMatch(float(share), float(mean), good, beads, first, second)
 
 
 def _is_first(model: TranslationModel, lang: str) -> bool:

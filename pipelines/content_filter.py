@@ -7,7 +7,9 @@ Tomás et al., *WebMining*, section 2.3.  As each page arrives:
    when the share of aligned sentence pairs above ``BITEXT_CONTENT_SENTENCE_THRESHOLD`` reaches
    the required share.  The required share grows with what the model has seen: the paper notes
    that an untrained model cannot tell non-parallel pages apart, so while it is young the earlier
-   filters decide and content only vetoes candidates with (almost) no aligned translation;
+   filters decide and content only vetoes candidates with (almost) no aligned translation.
+   A page with fewer than ``BITEXT_CONTENT_MIN_SENTENCES`` main-content sentences (a site map,
+   a link listing) is not paired unless ``BITEXT_CONTENT_REQUIRED`` is off;
 2. once the model has seen ``BITEXT_CONTENT_MATURE_SENTENCES`` sentence pairs, the pages that the
    size or structure filters turned down (translations made with another template) get a second
    chance on content alone: the few closest in main-content length, under a stricter share;
@@ -86,12 +88,14 @@ class ContentFilter:
             share, mean = np.full(n, np.nan), np.full(n, np.nan)
             matches: list[ContentMatch | None] = []
             for k, row in enumerate(cand.rows.tolist()):
-                m = match_content(model, content, others[row], cfg.content_sentence_threshold) if others[row] else None
+                other = others[row]
+                m = self._match(model, content, other) if other is not None else None
                 matches.append(m)
                 if m is not None:
                     share[k], mean[k] = m.share, m.mean
             need = required_share(model, cfg.content_min_share, cfg.content_mature_sentences)
-            keep = np.isnan(share) | (share >= need)
+            # NaN: a page with too little main content to judge.
+            keep = (share >= need) if cfg.content_required else (np.isnan(share) | (share >= need))
             score = combined_score(cand.scores.get("structure", np.zeros(n)), share)
             cand.add_scores(content_share=share, content_mean=mean, score=score)
             self._count("checked", n)
@@ -145,9 +149,10 @@ class ContentFilter:
             rows, shares, means, matches = [], [], [], []
             for row in order[: cfg.content_rescue_candidates]:
                 other = lindex.content[row]
-                m = match_content(model, content, other, cfg.content_sentence_threshold) if other else None
+                m = self._match(model, content, other) if other is not None else None
                 self._count("rescue_checked")
-                if m is not None and m.share >= cfg.content_rescue_min_share:
+                if (m is not None and m.share >= cfg.content_rescue_min_share
+                        and m.good >= cfg.content_rescue_min_sentences):
                     rows.append(row)
                     shares.append(m.share)
                     means.append(m.mean)
@@ -155,6 +160,10 @@ class ContentFilter:
             if rows:
                 out[lang] = (np.array(rows, dtype=np.int64), np.array(shares), np.array(means), matches)
         return out
+
+    def _match(self, model: TranslationModel, a: PageContent, b: PageContent) -> ContentMatch | None:
+        cfg = self.config
+        return match_content(model, a, b, cfg.content_sentence_threshold, cfg.content_min_sentences)
 
     def _train(self, lang_a: str, lang_b: str, match: ContentMatch) -> None:
         model = self.models.get(lang_a, lang_b)

@@ -4,7 +4,8 @@
 Tsvetkov & Wintner, section 3.2.2.  Candidates of the dictionary's language pair keep their place
 only when both bag-of-words scores pass (``BITEXT_DICTIONARY_THRESHOLD_1`` for the dictionary's
 first language, ``_2`` for its second); each side's score is stored as ``dictionary_<lang>``.
-When the crawl closes, a page with more than one accepted counterpart in that language pair is
+When the crawl closes, the candidates found after arrival (the content filter's close sweep) are
+judged too, and a page with more than one accepted counterpart in that language pair is
 dropped with all its candidates (PCB's policy; ``BITEXT_DICTIONARY_DROP_AMBIGUOUS=False`` keeps
 them for the one-to-one resolution instead).  Other language pairs pass through untouched.
 """
@@ -92,8 +93,7 @@ class DictionaryFilterPipeline(MatchingStage):
             self.config.dictionary, dic.lang1, dic.lang2, len(dic), len(dic.skipped),
         )
         self.filter = DictionaryFilter(dic, self.config.dictionary_threshold_1, self.config.dictionary_threshold_2)
-        if self.config.dictionary_drop_ambiguous:
-            runtime.before_resolve.append(self.drop_ambiguous)
+        runtime.before_resolve.append(self.site_step)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DictionaryFilterPipeline:
@@ -129,22 +129,37 @@ class DictionaryFilterPipeline(MatchingStage):
         self.stats.inc_value("bitext/candidates/dictionary", sum(len(c) for c in item.candidates))
         return item
 
-    def drop_ambiguous(self, state: SiteState) -> None:
-        """PCB: a page with more than one accepted counterpart goes, with all its candidates."""
+    def site_step(self, state: SiteState) -> None:
+        """At close: judge the candidates found after arrival (the content filter's sweep), then
+        apply PCB's policy to ambiguous pages if it is on."""
         from matchers.dictionary_filter import drop_ambiguous
 
         store = self.runtime.store
         groups: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-        for c in store.site_candidates(state.site_id):
-            if self.filter.covers(c.lang1, c.lang2) and f"dictionary_{c.lang1}" in c.scores:
-                # Oriented by language so each page is on one side whichever arrived first.
-                urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
-                groups.setdefault(tuple(sorted((c.lang1, c.lang2))), []).append((c.id, *urls))  # type: ignore[arg-type]
         doomed: list[int] = []
-        for cands in groups.values():
-            _kept, dropped = drop_ambiguous((a, b) for _id, a, b in cands)
-            doomed.extend(i for i, a, b in cands if a in dropped or b in dropped)
+        for c in store.site_candidates(state.site_id):
+            if not self.filter.covers(c.lang1, c.lang2):
+                continue
+            if f"dictionary_{c.lang1}" not in c.scores:
+                a, b = state.index.content(c.url1), state.index.content(c.url2)
+                if a is None or b is None:
+                    continue
+                if not self.filter.accept(a, self.filter.scores(a, b)):
+                    doomed.append(c.id)
+                    self.stats.inc_value("bitext/dictionary/rejected")
+                    continue
+            # Oriented by language so each page is on one side whichever arrived first.
+            urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
+            groups.setdefault(tuple(sorted((c.lang1, c.lang2))), []).append((c.id, *urls))  # type: ignore[arg-type]
+        ambiguous = 0
+        if self.config.dictionary_drop_ambiguous:
+            for cands in groups.values():
+                _kept, dropped = drop_ambiguous((a, b) for _id, a, b in cands)
+                gone = [i for i, a, b in cands if a in dropped or b in dropped]
+                ambiguous += len(gone)
+                doomed.extend(gone)
+            self.stats.inc_value("bitext/dictionary/dropped_ambiguous", ambiguous)
         if doomed:
             store.delete_candidates(doomed)
-            logger.info("site %s: dictionary filter dropped %d candidates of ambiguous pages", state.key, len(doomed))
-        self.stats.inc_value("bitext/dictionary/dropped_ambiguous", len(doomed))
+            logger.info("site %s: dictionary filter dropped %d candidates (%d of ambiguous pages)",
+                        state.key, len(doomed), ambiguous)

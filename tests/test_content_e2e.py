@@ -3,6 +3,7 @@ template, so only their text can pair them; a dictionary filter crawl; sentence 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -114,3 +115,49 @@ def test_eval_command_on_the_crawl(two_templates, content_crawl):
     out = subprocess.run([sys.executable, "-m", "bitext_spider.cli", "eval", "--db", db, "--gold",
                           str(two_templates.gold_path)], check=True, cwd=ROOT, capture_output=True, text=True).stdout
     assert "en-fr" in out
+
+
+def write_dictionary(path, extra_lines=()) -> None:
+    """An en-fr Bitextor dictionary from the demo lexicon's single-word entries."""
+    from bitext_spider.demo_site import load_lexicon
+
+    def bare(cell: str) -> str:
+        # Noun cells carry their article and gender ("l'aéroport/m", "the airport").
+        cell = re.sub(r"/[mfn]$", "", cell)
+        return re.sub(r"^(the|le|la|les|l')\s*", "", cell, flags=re.I).strip().lower()
+
+    lex = load_lexicon()
+    en, fr = lex.langs.index("en"), lex.langs.index("fr")
+    lines = ["en\tfr"]
+    for row in lex.rows:
+        a, b = bare(row[en]), bare(row[fr])
+        if a and b and a != "-" and b != "-" and " " not in a and " " not in b:
+            lines.append(f"{a}\t{b}")
+    lines[3:3] = list(extra_lines)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_dictionary_filter_crawl(two_templates, tmp_path):
+    dic = tmp_path / "en-fr.dic"
+    write_dictionary(dic, extra_lines=["only-one-field"])
+    db = f"sqlite:///{tmp_path / 'dic.db'}"
+    proc = scrapy_crawl(two_templates.seeds_path, db, *CONTENT, "-s", f"BITEXT_DICTIONARY={dic}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"{dic}:4:" in proc.stderr  # the malformed line, reported with its number
+    assert stat(proc.stderr, "bitext/dictionary/checked") > 0
+    store = Store(db, create=False)
+    scores = [r.scores for r in store.candidates()]
+    store.close()
+    assert scores and all("dictionary_en" in s and "dictionary_fr" in s for s in scores if "structure" in s)
+    found, gold = pairs_of(db), gold_of(two_templates)
+    assert len(found & gold) >= 0.8 * len(gold)
+    assert len(found & gold) >= 0.95 * len(found)
+
+
+def test_unusable_dictionary_stops_the_crawl_with_a_clear_message(two_templates, tmp_path):
+    dic = tmp_path / "bad.dic"
+    dic.write_text("just one column\nhouse\tmaison\n", encoding="utf-8")
+    db = f"sqlite:///{tmp_path / 'bad.db'}"
+    proc = scrapy_crawl(two_templates.seeds_path, db, "-s", f"BITEXT_DICTIONARY={dic}")
+    assert proc.returncode != 0
+    assert f"BITEXT_DICTIONARY: {dic}:1:" in proc.stderr
