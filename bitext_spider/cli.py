@@ -27,6 +27,7 @@ from bitext_spider.store import Store
 PAIR_COLUMNS = ["lang1", "url1", "lang2", "url2", "score"]
 CANDIDATE_SCORE_COLUMNS = [
     "size_file", "size_tags", "size_paragraphs", "edit_distance", "structure_threshold", "structure",
+    "content_share", "content_mean",
 ]
 PAGE_COLUMNS = [
     "url", "lang", "lang_score", "eligible", "status", "encoding", "size_bytes", "n_tags",

@@ -71,6 +71,9 @@ class ContentFilter:
         self.config = runtime.config
         self.models = runtime.models
         self.counts: dict[str, int] = {}
+        # Content-only checks already made: page pair -> sentences the model had seen then.  The
+        # close sweep repeats a check only if the model has grown by a quarter since.
+        self._rescue_seen: dict[tuple[int, int], int] = {}
 
     def _count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -149,7 +152,14 @@ class ContentFilter:
             rows, shares, means, matches = [], [], [], []
             for row in order[: cfg.content_rescue_candidates]:
                 other = lindex.content[row]
-                m = self._match(model, content, other) if other is not None else None
+                if other is None:
+                    continue
+                key = (min(id(content), id(other)), max(id(content), id(other)))
+                before = self._rescue_seen.get(key)
+                if before is not None and model.sentences_seen < 1.25 * before:
+                    continue
+                self._rescue_seen[key] = model.sentences_seen
+                m = self._match(model, content, other)
                 self._count("rescue_checked")
                 if (m is not None and m.share >= cfg.content_rescue_min_share
                         and m.good >= cfg.content_rescue_min_sentences):
