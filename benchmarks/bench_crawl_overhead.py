@@ -1,11 +1,13 @@
 """(c) Crawl of a generated 10,000-page two-language site on loopback, matching off and on.
 
 Generates the site once, serves it from a separate process on 127.0.0.1, then runs
-`scrapy crawl site` with `BITEXT_ENABLED=False` and with matching on, alternating, `--repeat`
-times each, and reports wall time, pages/s, the on/off time ratio and each crawl's peak memory
+`scrapy crawl site` in each mode, alternating, `--repeat` times each: ``off``
+(`BITEXT_ENABLED=False`), ``structure`` (the issue #2 stages: size, language, structure;
+`BITEXT_CONTENT_ENABLED=False`) and ``on`` (every default stage, content filter included). It
+reports wall time, pages/s, each mode's time ratio to ``off`` and each crawl's peak memory
 (maximum resident set size of the crawl process, from wait4).
 
-    python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--json]
+    python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--modes off,structure,on] [--json]
 """
 
 from __future__ import annotations
@@ -32,9 +34,16 @@ CRAWL_SETTINGS = [
 ]
 
 
-def crawl(seeds: Path, db: Path, enabled: bool) -> dict[str, float]:
+MODES = {
+    "off": ["-s", "BITEXT_ENABLED=False"],
+    "structure": ["-s", "BITEXT_CONTENT_ENABLED=False"],
+    "on": [],
+}
+
+
+def crawl(seeds: Path, db: Path, mode: str) -> dict[str, float]:
     cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL=sqlite:///{db}",
-           "-s", f"BITEXT_ENABLED={enabled}", *CRAWL_SETTINGS]
+           *MODES[mode], *CRAWL_SETTINGS]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -56,8 +65,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=4750, help="documents per language (4750 -> ~10,000 pages)")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from off, structure, on")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    modes = [m for m in a.modes.split(",") if m]
+    if "off" not in modes or any(m not in MODES for m in modes):
+        raise SystemExit(f"--modes must include off and be among {', '.join(MODES)}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         port = free_port()
@@ -66,12 +79,12 @@ def main() -> None:
         server = subprocess.Popen([sys.executable, "-m", "bitext_spider.loopback_server", str(tmp_path / "site"),
                                    "--port", str(port), "--for", "3600"], cwd=ROOT, stdout=subprocess.DEVNULL)
         time.sleep(1.0)
-        runs: dict[str, list[dict[str, float]]] = {"off": [], "on": []}
+        runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
         try:
             for i in range(a.repeat):
-                for mode in ("off", "on"):
+                for mode in modes:
                     db = tmp_path / f"{mode}{i}.db"
-                    runs[mode].append(crawl(info.seeds_path, db, enabled=(mode == "on")))
+                    runs[mode].append(crawl(info.seeds_path, db, mode))
                     print(f"{mode} run {i + 1}: {runs[mode][-1]}", file=sys.stderr)
         finally:
             server.terminate()
@@ -81,20 +94,20 @@ def main() -> None:
         "site_pages": info.page_count,
         "runs": runs,
         "median_seconds": med,
-        "ratio_on_off": med["on"] / med["off"],
+        "ratio_to_off": {m: med[m] / med["off"] for m in modes},
         "peak_rss_mb": {m: max(r["peak_rss_mb"] for r in rs) for m, rs in runs.items()},
     }
     if a.json:
         print(json.dumps(res, indent=1))
         return
     print(f"site: {info.page_count} pages (en, fr), served by a separate process on 127.0.0.1; {a.repeat} runs each")
-    print("| matching | median wall s | pages/s | CPU s | peak RSS MB | pages stored | pairs |")
-    print("|---|---|---|---|---|---|---|")
-    for m in ("off", "on"):
+    print("| matching | median wall s | ratio to off | pages/s | CPU s | peak RSS MB | pages stored | pairs |")
+    print("|---|---|---|---|---|---|---|---|")
+    for m in modes:
         r = runs[m][0]
-        print(f"| {m} | {med[m]:.1f} | {r['pages'] / med[m]:.0f} | {statistics.median(x['cpu_s'] for x in runs[m]):.1f} "
+        print(f"| {m} | {med[m]:.1f} | {res['ratio_to_off'][m]:.2f} | {r['pages'] / med[m]:.0f} "
+              f"| {statistics.median(x['cpu_s'] for x in runs[m]):.1f} "
               f"| {res['peak_rss_mb'][m]:.0f} | {r['pages']} | {r['pairs']} |")
-    print(f"time ratio on/off: {res['ratio_on_off']:.2f}")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    inspect,
+    text,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -151,4 +153,18 @@ def make_engine(url: str, create: bool = True) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
     if create:
         Base.metadata.create_all(engine)
+        _add_missing_columns(engine)
     return engine
+
+
+# Columns added after a table was first released: (table, column, SQL type).  A database made by
+# an earlier version gets them on open (the migration tool for later changes is issue #5's).
+_ADDED_COLUMNS = (("pages", "paragraphs", "JSON"),)
+
+
+def _add_missing_columns(engine: Engine) -> None:
+    inspector = inspect(engine)
+    for table, column, sql_type in _ADDED_COLUMNS:
+        if column not in {c["name"] for c in inspector.get_columns(table)}:
+            with engine.begin() as conn:
+                conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))

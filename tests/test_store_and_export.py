@@ -80,3 +80,22 @@ def test_export_commands(tmp_path, capsys):
 def test_export_missing_database(tmp_path, capsys):
     assert bitext_main(["export", "pairs", "--db", str(tmp_path / "none.db")]) == 2
     assert "no database" in capsys.readouterr().err
+
+
+def test_database_of_an_earlier_version_gets_the_new_columns(tmp_path):
+    import sqlite3
+
+    from sqlalchemy import inspect
+
+    from bitext_spider.db import make_engine
+
+    path = tmp_path / "old.db"
+    con = sqlite3.connect(path)
+    con.execute("create table pages (id integer primary key, site_id integer, url varchar(2048) unique)")
+    con.execute("insert into pages (site_id, url) values (1, 'http://a.test/')")
+    con.commit()
+    con.close()
+    engine = make_engine(f"sqlite:///{path}")
+    assert "paragraphs" in {c["name"] for c in inspect(engine).get_columns("pages")}
+    make_engine(f"sqlite:///{path}").dispose()  # idempotent
+    engine.dispose()

@@ -1,0 +1,145 @@
+"""The content stages on hand-made pages, without the network: main content, the content filter's
+schedule and rescue, the model's persistence, the sentences of final pairs."""
+
+import asyncio
+
+import numpy as np
+import pytest
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.test import get_crawler
+from test_pipelines import EN_A, FR_A, SITE, item, page_html
+
+from bitext_spider.runtime import BitextRuntime
+from bitext_spider.spiders.site import SiteSpider
+from bitext_spider.store import Store
+from matchers.word_tokens import word_tokens
+from pipelines.content_filter import ContentFilterPipeline, combined_score, required_share
+from pipelines.language import LanguagePipeline
+from pipelines.main_content import MainContentPipeline
+from pipelines.normalize import NormalizePipeline
+from pipelines.size_filter import SizeFilterPipeline
+from pipelines.store import StorePipeline
+from pipelines.structure_filter import StructureFilterPipeline
+
+STAGES = (NormalizePipeline, LanguagePipeline, MainContentPipeline, SizeFilterPipeline, StructureFilterPipeline,
+          ContentFilterPipeline, StorePipeline)
+
+
+def other_template(lang, blocks):
+    """The same text in a table layout: no size or structure filter lets it near page_html's."""
+    cells = "".join(f"<tr><td><font>{b}</font></td></tr>" for b in blocks[1:])
+    return (f'<html lang="{lang}"><head><title>{blocks[0]}</title></head><body><table><tr><td><b>{blocks[0]}</b>'
+            f"</td></tr>{cells}</table><div><span>City of Example</span></div></body></html>")
+
+
+def make_chain(tmp_path, **settings):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'c.db'}", **settings})
+    runtime = BitextRuntime.of(crawler)
+    runtime.open_site(SITE)
+    stages = [cls.from_crawler(crawler) for cls in STAGES]
+
+    def run(it):
+        async def go():
+            for stage in stages:
+                result = stage.process_item(it)
+                await result if asyncio.iscoroutine(result) else result
+            return it
+
+        return asyncio.run(go())
+
+    def close():
+        for stage in stages:
+            if hasattr(stage, "close_spider") and not asyncio.iscoroutinefunction(stage.close_spider):
+                stage.close_spider()
+        runtime.close()
+
+    return crawler, runtime, run, close
+
+
+def train(runtime, times=3):
+    """Teach the en-fr model the test texts' sentences (what earlier accepted pairs would do)."""
+    model = runtime.models.get("en", "fr")
+    pairs = [(word_tokens(e), word_tokens(f)) for e, f in zip(EN_A, FR_A, strict=True)]
+    for _ in range(times):
+        model.update(pairs)
+    runtime.models.updated("en", "fr")
+    return model
+
+
+def test_schedule_and_score():
+    class M:
+        sentences_seen = 0
+
+    m = M()
+    assert required_share(m, 0.3, 300) == 0.0
+    m.sentences_seen = 150
+    assert required_share(m, 0.3, 300) == pytest.approx(0.15)
+    m.sentences_seen = 3000
+    assert required_share(m, 0.3, 300) == pytest.approx(0.3)
+    s = combined_score(np.array([0.8, 0.8, np.nan]), np.array([np.nan, 0.4, 0.6]))
+    assert s.tolist() == pytest.approx([0.8, 0.6, 0.3])
+
+
+def test_main_content_is_stored_with_types_and_languages(tmp_path):
+    crawler, runtime, run, close = make_chain(tmp_path)
+    en = run(item("http://s.test/en/a", page_html("en", EN_A)))
+    assert en.content is None  # the store stage let go of it
+    close()
+    store = Store(runtime.config.db_url, create=False)
+    page = next(iter(store.stored_pages(1)))
+    store.close()
+    kinds = [p[0] for p in page.paragraphs]
+    assert kinds[0] == "title" and "heading" in kinds and "text" in kinds
+    assert all(p[1] in ("en", "und") for p in page.paragraphs)
+    assert crawler.stats.get_value("bitext/content/sentences") >= 4
+
+
+def test_other_template_is_paired_on_content_once_the_model_is_trained(tmp_path):
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10,
+                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3)
+    train(runtime)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    fr = run(item("http://s.test/fr/a", other_template("fr", FR_A)))
+    assert fr.lang == "fr"
+    assert crawler.stats.get_value("bitext/candidates/structure", 0) == 0  # structure turned it down
+    assert crawler.stats.get_value("bitext/content/rescued") == 1
+    close()
+    store = Store(runtime.config.db_url, create=False)
+    assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
+    cand = next(iter(store.candidates()))
+    assert cand.scores["content_share"] >= 0.6 and "structure" not in cand.scores
+    sentences = list(store.engine.connect().exec_driver_sql("select lang1, lang2, text1, text2 from sentences"))
+    store.close()
+    assert len(sentences) >= 3
+    assert all(lang1 == "en" and lang2 == "fr" for lang1, lang2, _, _ in sentences)
+    assert any("library" in t1 and "bibliothèque" in t2 for _, _, t1, t2 in sentences)
+
+
+def test_untrained_model_does_not_pair_on_content_alone(tmp_path):
+    crawler, runtime, run, close = make_chain(tmp_path)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", other_template("fr", FR_A)))
+    close()
+    assert crawler.stats.get_value("bitext/pairs") == 0
+    assert not crawler.stats.get_value("bitext/content/rescued")
+
+
+def test_model_state_survives_a_new_crawl_on_the_same_database(tmp_path):
+    _, runtime, _run, close = make_chain(tmp_path)
+    model = train(runtime)
+    seen = model.sentences_seen
+    close()
+    _, runtime2, _run2, close2 = make_chain(tmp_path)
+    again = runtime2.models.get("fr", "en")
+    assert again.sentences_seen == seen and again.lang1 == "en"
+    assert again.score(word_tokens(EN_A[1]), word_tokens(FR_A[1])) == pytest.approx(
+        model.score(word_tokens(EN_A[1]), word_tokens(FR_A[1])))
+    close2()
+
+
+def test_content_stage_can_be_turned_off(tmp_path):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'o.db'}",
+                                       "BITEXT_CONTENT_ENABLED": False})
+    with pytest.raises(NotConfigured):
+        ContentFilterPipeline.from_crawler(crawler)
+    BitextRuntime.of(crawler).close()
