@@ -18,8 +18,9 @@ Tomás et al., *WebMining*, section 2.3.  As each page arrives:
 
 When the crawl closes, pages still without a candidate in a language get step 2 again with the
 final model (the pages that arrived before the model was trained), and the aligned sentences of
-the final pairs are stored.  The candidate's ranking ``score`` is the mean of its structure
-similarity and its content share (content alone: half its share).
+the final pairs are stored.  The candidate's ranking ``score`` mixes its structure similarity and
+its content share, the share weighing half once the model is trained and less before (content
+alone: half its share).
 """
 
 from __future__ import annotations
@@ -46,21 +47,30 @@ from pipelines.base import MatchingStage
 logger = logging.getLogger(__name__)
 
 
+def maturity(model: TranslationModel, mature_sentences: int) -> float:
+    """How far the model is from trained, 0..1 (sentence pairs seen / ``mature_sentences``)."""
+    if mature_sentences <= 0:
+        return 1.0
+    return min(1.0, model.sentences_seen / mature_sentences)
+
+
 def required_share(model: TranslationModel, min_share: float, mature_sentences: int) -> float:
     """The share a structure-supported candidate needs: ``min_share`` scaled by model maturity."""
-    if mature_sentences <= 0:
-        return min_share
-    return min_share * min(1.0, model.sentences_seen / mature_sentences)
+    return min_share * maturity(model, mature_sentences)
 
 
 def is_mature(model: TranslationModel, mature_sentences: int) -> bool:
     return model.sentences_seen >= mature_sentences
 
 
-def combined_score(structure: np.ndarray, share: np.ndarray) -> np.ndarray:
+def combined_score(structure: np.ndarray, share: np.ndarray, weight: float = 0.5) -> np.ndarray:
+    """Ranking score: ``(1 - weight) * structure + weight * share`` (structure alone without a
+    share).  The content weight is half the model's maturity: a young model's shares rank
+    candidates no better than chance, as the paper warns."""
     structure = np.nan_to_num(np.asarray(structure, dtype=np.float64), nan=0.0)
     share = np.asarray(share, dtype=np.float64)
-    return np.where(np.isnan(share), structure, 0.5 * structure + 0.5 * np.nan_to_num(share, nan=0.0))
+    mixed = (1.0 - weight) * structure + weight * np.nan_to_num(share, nan=0.0)
+    return np.where(np.isnan(share), structure, mixed)
 
 
 class ContentFilter:
@@ -99,7 +109,8 @@ class ContentFilter:
             need = required_share(model, cfg.content_min_share, cfg.content_mature_sentences)
             # NaN: a page with too little main content to judge.
             keep = (share >= need) if cfg.content_required else (np.isnan(share) | (share >= need))
-            score = combined_score(cand.scores.get("structure", np.zeros(n)), share)
+            weight = 0.5 * maturity(model, cfg.content_mature_sentences)
+            score = combined_score(cand.scores.get("structure", np.zeros(n)), share, weight)
             cand.add_scores(content_share=share, content_mean=mean, score=score)
             self._count("checked", n)
             self._count("rejected", int(n - keep.sum()))

@@ -78,6 +78,8 @@ def test_schedule_and_score():
     assert required_share(m, 0.3, 300) == pytest.approx(0.3)
     s = combined_score(np.array([0.8, 0.8, np.nan]), np.array([np.nan, 0.4, 0.6]))
     assert s.tolist() == pytest.approx([0.8, 0.6, 0.3])
+    young = combined_score(np.array([0.8, 0.8]), np.array([0.2, 0.9]), weight=0.1)
+    assert young.tolist() == pytest.approx([0.74, 0.81])
 
 
 def test_main_content_is_stored_with_types_and_languages(tmp_path):
