@@ -71,6 +71,10 @@ class PageRow(Base):
     links: Mapped[list[str]] = mapped_column(JSON, default=list)
     # Main content as [[kind, lang, text], ...] (matchers.main_content), boilerplate left out.
     paragraphs: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    # Outgoing links as [[url, anchor text, hreflang], ...] and image file names (link and image
+    # evidence, recomputed site-wide when the crawl closes).
+    outlinks: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    images: Mapped[list[str]] = mapped_column(JSON, default=list)
     note: Mapped[str] = mapped_column(String(255), default="")
 
 
@@ -93,6 +97,9 @@ class CandidateRow(_PagePair, Base):
         Index("ix_candidates_site", "site_id"),
     )
     scores: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    # The site-level decision at close (pipelines/decision.py); only accepted candidates are
+    # resolved into pairs.
+    accepted: Mapped[bool] = mapped_column(Boolean, default=True)
 
 
 class PairRow(_PagePair, Base):
@@ -159,7 +166,12 @@ def make_engine(url: str, create: bool = True) -> Engine:
 
 # Columns added after a table was first released: (table, column, SQL type).  A database made by
 # an earlier version gets them on open (the migration tool for later changes is issue #5's).
-_ADDED_COLUMNS = (("pages", "paragraphs", "JSON"),)
+_ADDED_COLUMNS = (
+    ("pages", "paragraphs", "JSON"),
+    ("pages", "outlinks", "JSON"),
+    ("pages", "images", "JSON"),
+    ("candidates", "accepted", "BOOLEAN DEFAULT 1"),
+)
 
 
 def _add_missing_columns(engine: Engine) -> None:

@@ -325,7 +325,7 @@ class Store:
                     select(
                         CandidateRow.page1_id, CandidateRow.lang1, CandidateRow.page2_id,
                         CandidateRow.lang2, CandidateRow.score,
-                    ).where(CandidateRow.site_id == site_id)
+                    ).where(CandidateRow.site_id == site_id, CandidateRow.accepted.is_not(False))
                 )
             ]
             chosen = resolve_one_to_one(cands)

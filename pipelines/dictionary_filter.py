@@ -81,8 +81,14 @@ class DictionaryFilter:
 
 
 class DictionaryFilterPipeline(MatchingStage):
+    """Passes items through untouched when ``BITEXT_DICTIONARY`` is unset (listed in
+    ITEM_PIPELINES by default, so naming a dictionary is all a user does)."""
+
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
+        self.filter: DictionaryFilter | None = None
+        if not self.config.dictionary:
+            return
         try:
             dic = load_dictionary(self.config.dictionary)
         except DictionaryError as exc:
@@ -95,16 +101,8 @@ class DictionaryFilterPipeline(MatchingStage):
         self.filter = DictionaryFilter(dic, self.config.dictionary_threshold_1, self.config.dictionary_threshold_2)
         runtime.before_resolve.append(self.site_step)
 
-    @classmethod
-    def from_crawler(cls, crawler: Any) -> DictionaryFilterPipeline:
-        from scrapy.exceptions import NotConfigured
-
-        if not BitextRuntime.of(crawler).config.dictionary:
-            raise NotConfigured("BITEXT_DICTIONARY is not set")
-        return super().from_crawler(crawler)
-
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
-        if item.content is None or not item.candidates or item.lang is None:
+        if self.filter is None or item.content is None or not item.candidates or item.lang is None:
             return item
         index = self.runtime.sites[item.site].index
         for cand in item.candidates:
@@ -134,6 +132,7 @@ class DictionaryFilterPipeline(MatchingStage):
         apply PCB's policy to ambiguous pages if it is on."""
         from matchers.dictionary_filter import drop_ambiguous
 
+        assert self.filter is not None
         store = self.runtime.store
         groups: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
         doomed: list[int] = []
