@@ -50,7 +50,14 @@ def _tsv_cell(value: Any) -> str:
     return str(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
 
 
+KEY_COLUMNS = ["site", "key", "power", "generalized", "example", "field"]
+
+
 def _rows(store: Store, what: str) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    if what == "keys":
+        from bitext_spider.explain import key_rows
+
+        return KEY_COLUMNS, key_rows(store)
     if what == "pairs":
         return PAIR_COLUMNS, (
             dict(lang1=r.lang1, url1=r.url1, lang2=r.lang2, url2=r.url2, score=round(r.score, 6))
@@ -225,6 +232,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    from bitext_spider.explain import explain
+
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        return explain(store, args.url1, args.url2, sys.stdout)
+    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
+        return _fail(f"cannot read {store.url}: {exc}")
+    finally:
+        store.close()
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from bitext_spider.demo import run_demo
 
@@ -241,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
-    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences"])
+    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys"])
     ex.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
     ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses"], default="tsv",
                     help="tmx and moses: sentences only")
@@ -261,6 +282,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--langs", metavar="L1,L2", help="only this language pair, e.g. en,fr")
     ev.add_argument("--json", action="store_true", help="print one JSON object")
     ev.set_defaults(func=cmd_eval)
+    xp = sub.add_parser("explain", help="print every piece of evidence about two pages and the decision")
+    xp.add_argument("url1")
+    xp.add_argument("url2")
+    xp.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    xp.set_defaults(func=cmd_explain)
     demo = sub.add_parser("demo", help="generate a demo site, serve it on loopback, crawl it, print pairs")
     demo.add_argument("--dir", default="bitext-demo", help="where the demo site and database go")
     demo.add_argument("--docs", type=int, default=30, help="documents in the demo site")

@@ -81,6 +81,13 @@ class BitextConfig:
     dictionary_threshold_1: float = 0.30
     dictionary_threshold_2: float = 0.30
     dictionary_drop_ambiguous: bool = True
+    # URL pairing keys (Kit & Ng): a key needs this share of the site's URLs.
+    url_key_share: float = 0.10
+    # Unsupervised structure thresholds (Jangeldin & Assylbekov, Algorithm 1), per site and
+    # language pair once it has this many candidates.
+    threshold_step: float = 0.01
+    threshold_delta: float = 0.01
+    threshold_min_pairs: int = 100
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
     logstats_interval: float = 30.0
@@ -122,6 +129,10 @@ class BitextConfig:
         "dictionary_threshold_1": "BITEXT_DICTIONARY_THRESHOLD_1",
         "dictionary_threshold_2": "BITEXT_DICTIONARY_THRESHOLD_2",
         "dictionary_drop_ambiguous": "BITEXT_DICTIONARY_DROP_AMBIGUOUS",
+        "url_key_share": "BITEXT_URL_KEY_SHARE",
+        "threshold_step": "BITEXT_THRESHOLD_STEP",
+        "threshold_delta": "BITEXT_THRESHOLD_DELTA",
+        "threshold_min_pairs": "BITEXT_THRESHOLD_MIN_PAIRS",
         "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",

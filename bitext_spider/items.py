@@ -37,5 +37,7 @@ class PageItem:
     lang_score: float = 0.0
     eligible: bool = False
     content: PageContent | None = field(default=None, repr=False)
+    outlinks: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
+    images: list[str] = field(default_factory=list, repr=False)
     candidates: list[CandidateSet] = field(default_factory=list, repr=False)
     note: str = ""

@@ -22,6 +22,7 @@ from matchers.language_id import LanguageIdentifier
 from matchers.main_content import RepeatedBlocks
 from matchers.page_content import page_content
 from matchers.page_index import PageFeatures, SiteIndex
+from matchers.site_evidence import SiteEvidence
 
 logger = logging.getLogger(__name__)
 
@@ -41,6 +42,7 @@ class SiteState:
     requested: int = 0  # requests in the site's budget (for BITEXT_MAX_PAGES_PER_SITE)
     requested_urls: set[str] = field(default_factory=set)
     boilerplate: RepeatedBlocks = field(default_factory=RepeatedBlocks)
+    evidence: SiteEvidence = field(default_factory=SiteEvidence)
 
     @property
     def key(self) -> str:
@@ -96,6 +98,7 @@ class BitextRuntime:
             site_id=site_id,
             index=SiteIndex(site.key),
             boilerplate=RepeatedBlocks(self.config.boilerplate_min_pages, self.config.boilerplate_min_share),
+            evidence=SiteEvidence(self.config.url_key_share),
         )
         links: dict[str, None] = {}
         for page in self.store.stored_pages(site_id):
@@ -107,6 +110,7 @@ class BitextRuntime:
                     PageFeatures(page.url, page.lang, page.size_bytes, page.size_chars, page.n_tags,
                                  page.n_paragraphs, page.tokens, content)
                 )
+                state.evidence.add(page.url, page.lang, page.outlinks, page.images, page.paragraphs)
         state.pages_seen = state.requested = len(state.stored_urls)
         state.frontier = [u for u in links if u not in state.stored_urls]
         if state.stored_urls:

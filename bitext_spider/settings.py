@@ -38,10 +38,12 @@ ITEM_PIPELINES = {
     "pipelines.normalize.NormalizePipeline": 100,
     "pipelines.language.LanguagePipeline": 200,
     "pipelines.main_content.MainContentPipeline": 250,
+    "pipelines.page_evidence.PageEvidencePipeline": 260,
     "pipelines.size_filter.SizeFilterPipeline": 300,
     "pipelines.structure_filter.StructureFilterPipeline": 400,
     "pipelines.content_filter.ContentFilterPipeline": 500,
     "pipelines.dictionary_filter.DictionaryFilterPipeline": 550,
+    "pipelines.decision.DecisionPipeline": 800,
     "pipelines.store.StorePipeline": 900,
 }
 EXTENSIONS = {

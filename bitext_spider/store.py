@@ -111,6 +111,8 @@ class StoredPage:
     tokens: np.ndarray | None
     links: list[str]
     paragraphs: list[Any] = field(default_factory=list)
+    outlinks: list[Any] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
 
 
 def _insert(engine: Engine, table: Any) -> Any:
@@ -157,7 +159,7 @@ class Store:
         cols = (
             PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
             PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
-            PageRow.paragraphs,
+            PageRow.paragraphs, PageRow.outlinks, PageRow.images,
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
@@ -167,6 +169,8 @@ class Store:
                     row.url, row.lang, bool(row.eligible), row.size_bytes, row.size_chars,
                     row.n_tags, row.n_paragraphs, tokens, list(row.links or []),
                     [tuple(p) for p in row.paragraphs or []],
+                    [tuple(x) for x in row.outlinks or []],
+                    list(row.images or []),
                 )
 
     # -- writes -----------------------------------------------------------------------------
@@ -281,6 +285,27 @@ class Store:
             if values:
                 s.execute(stmt, values)
         return len(values)
+
+    def save_decisions(
+        self, site_id: int, rows: list[tuple[int, str, str, str, str, float, dict[str, Any], bool]]
+    ) -> None:
+        """Store the decision of each candidate: ``(id, url_a, lang_a, url_b, lang_b, score, scores,
+        accepted)``; id < 0 for a pair not stored yet (inserted, or updated if it is by now)."""
+        from sqlalchemy import update
+
+        new = [r for r in rows if r[0] < 0]
+        if new:
+            self.add_candidates(site_id, [(a, la, b, lb, score, scores) for _i, a, la, b, lb, score, scores, _ok in new])
+            ids = {frozenset((c.url1, c.url2)): c.id for c in self.site_candidates(site_id)}
+            rows = [r for r in rows if r[0] >= 0] + [
+                (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
+            ]
+        with Session(self.engine) as s, s.begin():
+            for i in range(0, len(rows), 500):
+                s.execute(
+                    update(CandidateRow),
+                    [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7])) for r in rows[i : i + 500]],
+                )
 
     def delete_candidates(self, ids: list[int]) -> None:
         with Session(self.engine) as s, s.begin():

@@ -51,6 +51,8 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         tokens=f.tokens.astype(np.int32).tobytes() if f is not None else None,
         links=item.links,
         paragraphs=[list(p) for p in item.content.paragraphs] if item.content is not None else [],
+        outlinks=[list(x) for x in item.outlinks],
+        images=item.images,
         note=item.note[:255],
     )
     candidates: list[CandidateRecord] = []

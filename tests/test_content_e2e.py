@@ -161,3 +161,34 @@ def test_unusable_dictionary_stops_the_crawl_with_a_clear_message(two_templates,
     proc = scrapy_crawl(two_templates.seeds_path, db, "-s", f"BITEXT_DICTIONARY={dic}")
     assert proc.returncode != 0
     assert f"BITEXT_DICTIONARY: {dic}:1:" in proc.stderr
+
+
+def test_explain_and_keys_commands(two_templates, content_crawl):
+    db, log = content_crawl
+    store = Store(db, create=False)
+    pair = next(iter(store.pairs()))
+    store.close()
+    bitext = [sys.executable, "-m", "bitext_spider.cli"]
+    out = subprocess.run([*bitext, "explain", "--db", db, pair.url1, pair.url2], check=True, cwd=ROOT,
+                         capture_output=True, text=True).stdout
+    assert "evidence:" in out and "decision:" in out and "accepted" in out and "final pair: yes" in out
+    missing = subprocess.run([*bitext, "explain", "--db", db, pair.url1, pair.url1 + "?nope"], cwd=ROOT,
+                             capture_output=True, text=True)
+    assert missing.returncode == 1 and "not a stored page" in missing.stdout
+    keys = subprocess.run([*bitext, "export", "keys", "--db", db], check=True, cwd=ROOT, capture_output=True,
+                          text=True).stdout.splitlines()
+    assert keys[0] == "site\tkey\tpower\tgeneralized\texample\tfield"
+    assert stat(log, "bitext/decision/accepted") >= len(pairs_of(db))
+
+
+def test_unsupervised_structure_thresholds_take_over_with_enough_candidates(two_templates, tmp_path):
+    db = f"sqlite:///{tmp_path / 'alg1.db'}"
+    proc = scrapy_crawl(two_templates.seeds_path, db, *CONTENT, "-s", "BITEXT_THRESHOLD_MIN_PAIRS=10")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "1 language pairs with unsupervised structure thresholds" in proc.stderr
+    store = Store(db, create=False)
+    scored = [r.scores for r in store.candidates() if "l_d_threshold" in (r.scores or {})]
+    store.close()
+    assert scored and all(0 < s["l_d_threshold"] < 1 and abs(s["l_d"]) <= 1 for s in scored)
+    found, gold = pairs_of(db), gold_of(two_templates)
+    assert len(found & gold) >= 0.9 * len(gold) and len(found & gold) >= 0.9 * len(found)

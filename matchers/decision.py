@@ -1,0 +1,112 @@
+"""One decision per candidate pair from every piece of evidence, with the reasons kept.
+
+Each paper brings one kind of evidence and none is reliable alone: structure (Tomás et al.,
+*WebMining* 2.2; Jangeldin & Assylbekov's unsupervised thresholds), content (WebMining 2.3, PCB),
+URL pairing keys (Kit & Ng), links (hreflang, language switchers), images, paragraph fingerprints
+and near-duplicates (*ILSP-FC* 3.8-3.9).  Here they are combined into one score, a weighted sum
+of terms in [0, 1], minus penalties for contradicting evidence; absent evidence adds nothing:
+
+    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + X - 1.0 N
+
+* ``S`` structure similarity when the pair passes the structure threshold, else 0;
+* ``C`` content share (aligned sentence pairs above the probability threshold) times the
+  language-pair model's maturity, so an untrained model counts for little (WebMining 2.3);
+* ``U`` URL pairing key score; ``L`` link evidence (hreflang 1, language switcher 0.8, mutual
+  links 0.4); ``I`` Jaccard similarity of the pages' critical images; ``F`` 1 minus the
+  fingerprint edit-distance ratio;
+* ``X`` user evidence: every score a user's pipeline adds under ``x_<name>`` (docs/custom_filter.md)
+  counts with its value (clipped to [-1, 1]);
+* ``N`` contradiction: a trained model aligns (almost) nothing (share < 0.10).
+
+A candidate is accepted when ``score >= ACCEPT`` (0.40), and never when a veto holds: the two pages are
+in one language, one of them is a near-duplicate of another page of its language (ILSP-FC 3.8),
+or content is required and one page has too little main content to judge.  The weights make
+every single strong piece (structure, a trained model's content, a URL key, an hreflang or
+switcher link) enough on its own unless content contradicts it, and the weak ones (mutual links,
+images, fingerprints) count only together with something else; docs/design.md gives the
+measurements behind them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+ACCEPT = 0.40
+WEIGHTS = {"structure": 0.50, "content": 0.50, "url_key": 0.40, "link": 0.50, "images": 0.20,
+           "fingerprint": 0.20}
+CONTRADICTION = 1.0
+CONTRADICTING_SHARE = 0.10
+USER_PREFIX = "x_"
+
+
+@dataclass
+class Evidence:
+    """What is known about one candidate pair; None means "no evidence either way"."""
+
+    structure: float | None = None  # similarity, when the pair passes the structure threshold
+    structure_failed: bool = False
+    content_share: float | None = None
+    maturity: float = 0.0  # 0..1, of the language pair's translation model
+    url_key: float | None = None
+    link: float | None = None
+    images: float | None = None
+    fingerprint_ratio: float | None = None
+    same_language: bool = False
+    near_duplicate: str = ""  # the page this pair's page duplicates, if any
+    too_little_content: bool = False
+    user: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class Decision:
+    score: float
+    accepted: bool
+    terms: dict[str, float]  # each piece's contribution to the score
+    veto: str = ""
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def decide(ev: Evidence, content_required: bool = True) -> Decision:
+    terms: dict[str, float] = {}
+    s = _finite(ev.structure)
+    if s is not None and not ev.structure_failed:
+        terms["structure"] = WEIGHTS["structure"] * s
+    c = _finite(ev.content_share)
+    if c is not None:
+        terms["content"] = WEIGHTS["content"] * c * ev.maturity
+        if ev.maturity >= 1.0 and c < CONTRADICTING_SHARE:
+            terms["contradiction"] = -CONTRADICTION
+    for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images)):
+        v = _finite(value)
+        if v:
+            terms[name] = WEIGHTS[name] * v
+    f = _finite(ev.fingerprint_ratio)
+    if f is not None:
+        terms["fingerprint"] = WEIGHTS["fingerprint"] * max(0.0, 1.0 - f)
+    for name, value in ev.user.items():
+        v = _finite(value)
+        if v is not None:
+            terms[name] = max(-1.0, min(1.0, v))
+    score = round(sum(terms.values()), 6)
+    veto = ""
+    if ev.same_language:
+        veto = "same language"
+    elif ev.near_duplicate:
+        veto = f"near-duplicate of {ev.near_duplicate}"
+    elif content_required and ev.too_little_content:
+        veto = "too little main content to judge"
+    return Decision(score, not veto and score >= ACCEPT, terms, veto)
+
+
+def user_scores(scores: Mapping[str, object]) -> dict[str, float]:
+    """The ``x_*`` scores a user's pipeline stored with a candidate."""
+    out = {}
+    for k, v in scores.items():
+        if k.startswith(USER_PREFIX) and isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[k] = float(v)
+    return out
