@@ -64,9 +64,8 @@ from collections import Counter
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 
-import justext
+from matchers.main_content import stoplist
 
 logger = logging.getLogger(__name__)
 
@@ -91,32 +90,6 @@ _HAS_DIGIT = re.compile(r"\d")
 # whole would never find them, so hyphens and apostrophes split a token.
 _WORD_PARTS = re.compile(r"[-'\u2019]+")
 
-# ISO 639 codes of the languages jusText ships a stop list for, mapped to jusText's list names.
-_JUSTEXT_STOPLISTS = MappingProxyType(
-    {
-        "af": "Afrikaans", "sq": "Albanian", "ar": "Arabic", "an": "Aragonese", "hy": "Armenian",
-        "rup": "Aromanian", "ast": "Asturian", "az": "Azerbaijani", "eu": "Basque", "be": "Belarusian",
-        "be-tarask": "Belarusian_Taraskievica", "bn": "Bengali", "bpy": "Bishnupriya_Manipuri",
-        "bs": "Bosnian", "br": "Breton", "bg": "Bulgarian", "ca": "Catalan", "ceb": "Cebuano",
-        "cv": "Chuvash", "hr": "Croatian", "cs": "Czech", "da": "Danish", "nl": "Dutch", "en": "English",
-        "eo": "Esperanto", "et": "Estonian", "fi": "Finnish", "fr": "French", "gl": "Galician",
-        "ka": "Georgian", "de": "German", "el": "Greek", "gu": "Gujarati", "ht": "Haitian", "he": "Hebrew",
-        "iw": "Hebrew", "hi": "Hindi", "hu": "Hungarian", "is": "Icelandic", "io": "Ido", "ig": "Igbo",
-        "id": "Indonesian", "in": "Indonesian", "ga": "Irish", "it": "Italian", "jv": "Javanese",
-        "kn": "Kannada", "kk": "Kazakh", "ko": "Korean", "ku": "Kurdish", "ky": "Kyrgyz", "la": "Latin",
-        "lv": "Latvian", "lt": "Lithuanian", "lmo": "Lombard", "nds": "Low_Saxon", "lb": "Luxembourgish",
-        "mk": "Macedonian", "ms": "Malay", "ml": "Malayalam", "mt": "Maltese", "mr": "Marathi",
-        "nap": "Neapolitan", "ne": "Nepali", "new": "Newar", "nb": "Norwegian_Bokmal",
-        "no": "Norwegian_Bokmal", "nn": "Norwegian_Nynorsk", "oc": "Occitan", "fa": "Persian",
-        "pms": "Piedmontese", "pl": "Polish", "pt": "Portuguese", "qu": "Quechua", "ro": "Romanian",
-        "ru": "Russian", "sgs": "Samogitian", "sr": "Serbian", "sh": "Serbo_Croatian", "scn": "Sicilian",
-        "sk": "Slovak", "sl": "Slovenian", "es": "Spanish", "su": "Sundanese", "sw": "Swahili",
-        "sv": "Swedish", "tl": "Tagalog", "fil": "Tagalog", "ta": "Tamil", "te": "Telugu", "tr": "Turkish",
-        "tk": "Turkmen", "uk": "Ukrainian", "ur": "Urdu", "uz": "Uzbek", "vi": "Vietnamese",
-        "vo": "Volapuk", "wa": "Walloon", "war": "Waray_Waray", "cy": "Welsh", "fy": "West_Frisian",
-        "pnb": "Western_Panjabi", "yo": "Yoruba",
-    }
-)  # fmt: skip
 
 
 class DictionaryError(ValueError):
@@ -148,11 +121,7 @@ def stopwords(lang: str) -> frozenset[str]:
     Empty for a language jusText has no list for: its bags then keep their function words, which
     lowers both scores alike.  Loading reads a file, so a caller scoring many pages keeps the result.
     """
-    code = normalize_lang(lang)
-    name = _JUSTEXT_STOPLISTS.get(code) or _JUSTEXT_STOPLISTS.get(base_lang(code))
-    if name is None:
-        return frozenset()
-    return frozenset(normalize_word(w) for w in justext.get_stoplist(name))
+    return frozenset(normalize_word(w) for w in stoplist(lang))
 
 
 def bag_of_words(tokens: Iterable[str], stop_words: frozenset[str] = frozenset()) -> frozenset[str]:
