@@ -1,6 +1,6 @@
 """A page's outgoing links with what link evidence needs: anchor text and declared language.
 
-Link evidence (pipelines/page_evidence.py, matchers/link_evidence.py) looks at three things a
+Link evidence (pipelines/link_evidence.py, matchers/link_evidence.py) looks at three things a
 link can say about its target: ``<link rel="alternate" hreflang>`` and ``<a hreflang>`` name its
 language, the anchor text ("Français") or the URL (``/fr/``) of a language switcher does, and two
 pages that link to each other are related.

@@ -1,7 +1,8 @@
 """Site-wide evidence that only exists once many pages are known: URL pairing keys, image
 frequencies, inlink counts, near-duplicates; and each page's links, images, depth and fingerprint.
 
-Pages are added as they arrive (pipelines/page_evidence.py) or from the database when a crawl is
+Pages are added as they arrive (pipelines/url_keys.py, link_evidence.py, image_evidence.py,
+fingerprint.py, near_duplicates.py) or from the database when a crawl is
 resumed; the decision at close (pipelines/decision.py) reads the settled site-wide figures.
 Kit & Ng (URL keys), *ILSP-FC* 3.8 (near-duplicates) and 3.9 (images, depth, fingerprints).
 """
@@ -38,6 +39,44 @@ class SiteEvidence:
         self._near: dict[str, NearDuplicateIndex] = {}
         self._inlinks: Counter[tuple[str, str]] = Counter()  # (target url, source lang) -> pages
 
+    def _page(self, url: str, lang: str) -> PageEvidence:
+        page = self.pages.get(url)
+        if page is None:
+            page = self.pages[url] = PageEvidence(url, lang, depth(url), PageLinks(url, lang, []), frozenset(), [])
+        return page
+
+    def add_url(self, url: str, lang: str) -> None:
+        """URL pairing keys (Kit & Ng)."""
+        self._page(url, lang)
+        self.url_keys.add(url, lang)
+
+    def add_links(self, url: str, lang: str, outlinks: Sequence[Outlink]) -> None:
+        """Link evidence: the page's links, and inlink counts (menus link from every page)."""
+        page = self._page(url, lang)
+        if page.links.links:
+            return
+        page.links = PageLinks(url, lang, [tuple(x) for x in outlinks])  # type: ignore[misc]
+        for target in {x[0] for x in outlinks}:
+            self._inlinks[(target, lang)] += 1
+
+    def add_images(self, url: str, lang: str, images: Sequence[str]) -> None:
+        """ILSP-FC 3.9: the page's image file names and the site's image frequencies."""
+        page = self._page(url, lang)
+        if page.images:
+            return
+        page.images = frozenset(images)
+        self.images.add(images, lang)
+
+    def add_fingerprint(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
+        """ILSP-FC 3.9: the main content's type/length fingerprint."""
+        self._page(url, lang).fingerprint = fingerprint(paragraphs)
+
+    def add_paragraph_hashes(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
+        """ILSP-FC 3.8: near-duplicates by paragraph hashes, per language."""
+        hashes = paragraph_hashes(paragraphs, lang)
+        if hashes:
+            self._near.setdefault(lang.split("-")[0], NearDuplicateIndex()).add(url, hashes)
+
     def add(
         self,
         url: str,
@@ -46,17 +85,14 @@ class SiteEvidence:
         images: Sequence[str],
         paragraphs: Sequence[tuple[str, str, str]],
     ) -> None:
+        """Everything at once (a resumed crawl's stored pages)."""
         if url in self.pages:
             return
-        links = PageLinks(url, lang, [tuple(x) for x in outlinks])  # type: ignore[misc]
-        self.pages[url] = PageEvidence(url, lang, depth(url), links, frozenset(images), fingerprint(paragraphs))
-        self.url_keys.add(url, lang)
-        self.images.add(images, lang)
-        for target in {x[0] for x in outlinks}:
-            self._inlinks[(target, lang)] += 1
-        hashes = paragraph_hashes(paragraphs, lang)
-        if hashes:
-            self._near.setdefault(lang.split("-")[0], NearDuplicateIndex()).add(url, hashes)
+        self.add_url(url, lang)
+        self.add_links(url, lang, outlinks)
+        self.add_images(url, lang, images)
+        self.add_fingerprint(url, lang, paragraphs)
+        self.add_paragraph_hashes(url, lang, paragraphs)
 
     def inlink_count(self, url: str, lang: str) -> int:
         return self._inlinks.get((url, lang), 0)

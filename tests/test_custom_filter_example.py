@@ -13,13 +13,17 @@ from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store import Store
 from pipelines.content_filter import ContentFilterPipeline
 from pipelines.decision import DecisionPipeline
+from pipelines.fingerprint import FingerprintPipeline
+from pipelines.image_evidence import ImageEvidencePipeline
 from pipelines.language import LanguagePipeline
+from pipelines.link_evidence import LinkEvidencePipeline
 from pipelines.main_content import MainContentPipeline
+from pipelines.near_duplicates import NearDuplicatePipeline
 from pipelines.normalize import NormalizePipeline
-from pipelines.page_evidence import PageEvidencePipeline
 from pipelines.size_filter import SizeFilterPipeline
 from pipelines.store import StorePipeline
 from pipelines.structure_filter import StructureFilterPipeline
+from pipelines.url_keys import UrlKeyPipeline
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "docs" / "examples"))
 from shared_numbers import SharedNumbersPipeline, numbers  # noqa: E402
@@ -36,7 +40,8 @@ def test_example_filter_enters_the_decision(tmp_path):
     crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'x.db'}"})
     runtime = BitextRuntime.of(crawler)
     runtime.open_site(SITE)
-    classes = (NormalizePipeline, LanguagePipeline, MainContentPipeline, PageEvidencePipeline, SizeFilterPipeline,
+    classes = (NormalizePipeline, LanguagePipeline, MainContentPipeline, UrlKeyPipeline, LinkEvidencePipeline,
+               ImageEvidencePipeline, FingerprintPipeline, NearDuplicatePipeline, SizeFilterPipeline,
                StructureFilterPipeline, ContentFilterPipeline, SharedNumbersPipeline, DecisionPipeline,
                StorePipeline)
     stages = [cls.from_crawler(crawler) for cls in classes]

@@ -1,0 +1,20 @@
+"""Image-evidence stage: the page's image file names join its site's image frequencies
+(ILSP-FC 3.9; matchers.image_evidence); the Jaccard of critical images is scored at close."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bitext_spider.items import PageItem
+from matchers.image_evidence import image_names
+from pipelines.base import MatchingStage
+
+
+class ImageEvidencePipeline(MatchingStage):
+    def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        if item.html is None:
+            return item
+        item.images = image_names(item.html, item.url)
+        if item.eligible and item.lang is not None:
+            self.runtime.sites[item.site].evidence.add_images(item.url, item.lang, item.images)
+        return item

@@ -1,0 +1,20 @@
+"""Link-evidence stage: the page's outgoing links with anchor text and hreflang
+(matchers.outlinks) join its site's evidence, scored at close (matchers.link_evidence)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bitext_spider.items import PageItem
+from matchers.outlinks import outlinks
+from pipelines.base import MatchingStage
+
+
+class LinkEvidencePipeline(MatchingStage):
+    def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        if item.html is None:
+            return item
+        item.outlinks = outlinks(item.html, item.url)
+        if item.eligible and item.lang is not None:
+            self.runtime.sites[item.site].evidence.add_links(item.url, item.lang, item.outlinks)
+        return item

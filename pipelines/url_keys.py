@@ -1,0 +1,34 @@
+"""URL-key stage: the page's URL joins its site's URL pairing keys (Kit & Ng; matchers.url_keys).
+
+Keys are recomputed as the site grows (each time it has grown by a quarter, and at close), so
+``bitext/url_keys/keys`` follows the crawl; the decision at close uses the final keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bitext_spider.items import PageItem
+from pipelines.base import MatchingStage
+
+_GROWTH = 1.25
+_MIN_PAGES = 50
+
+
+class UrlKeyPipeline(MatchingStage):
+    def __init__(self, runtime: Any) -> None:
+        super().__init__(runtime)
+        self._recomputed_at: dict[str, int] = {}
+
+    def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        if not item.eligible or item.lang is None:
+            return item
+        evidence = self.runtime.sites[item.site].evidence
+        evidence.add_url(item.url, item.lang)
+        n = len(evidence.url_keys)
+        if n >= _MIN_PAGES and n >= _GROWTH * self._recomputed_at.get(item.site, 0):
+            evidence.url_keys.recompute()
+            self._recomputed_at[item.site] = n
+            self.stats.set_value("bitext/url_keys/keys", len(evidence.url_keys.keys()))
+            self.stats.inc_value("bitext/url_keys/recomputed")
+        return item
