@@ -12,7 +12,8 @@ of terms in [0, 1], minus penalties for contradicting evidence; absent evidence 
 * ``C`` content share (aligned sentence pairs above the probability threshold) times the
   language-pair model's maturity, so an untrained model counts for little (WebMining 2.3);
 * ``U`` URL pairing key score; ``L`` link evidence (hreflang 1, language switcher 0.8, mutual
-  links 0.4); ``I`` Jaccard similarity of the pages' critical images; ``F`` 1 minus the
+  links 0.4); ``I`` Jaccard similarity of the pages' critical images (for pages at neighbouring
+  depths with similar paragraph counts and lengths, ILSP-FC 3.9); ``F`` 1 minus the
   fingerprint edit-distance ratio;
 * ``X`` user evidence: every score a user's pipeline adds under ``x_<name>`` (docs/custom_filter.md)
   counts with its value (clipped to [-1, 1]);

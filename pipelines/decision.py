@@ -26,8 +26,9 @@ from bitext_spider.store import SiteCandidate
 from matchers.content_match import match_content
 from matchers.decision import Evidence, decide, user_scores
 from matchers.fingerprint import fingerprint_distance_ratio, paragraph_count
-from matchers.image_evidence import image_jaccard
+from matchers.image_evidence import depth_ok, image_jaccard, ratio
 from matchers.link_evidence import link_score
+from matchers.page_content import PageContent
 from matchers.structure_threshold import scaled_limits, similarity
 from matchers.unsupervised_threshold import (
     PairFeatures,
@@ -42,6 +43,13 @@ from pipelines.content_filter import maturity
 logger = logging.getLogger(__name__)
 
 _MIN_FP_PARAGRAPHS = 3
+# Paragraph-count and token-length ratios under which shared images are no evidence (ILSP-FC 3.9;
+# on the W3C site 0.5 keeps 99.5% and 94.6% of the gold pairs, benchmarks/ilsp_evidence_eval.py).
+_MIN_RATIO = 0.5
+
+
+def _n_tokens(content: PageContent) -> int:
+    return sum(len(t) for t in content.tokens)
 # Link evidence this strong (an hreflang or language-switcher link) is the site's own statement
 # that two pages are translations, so it pairs pages without main content too.
 _EXPLICIT_LINK = 0.7
@@ -160,7 +168,12 @@ class DecisionPipeline(MatchingStage):
             if pa is not None and pb is not None:
                 link, parts = link_score(pa.links, pb.links, inlink_count=ev.inlink_count)
                 url_key = ev.url_keys.key_score(c.url1, c.url2)
-                images = image_jaccard(ev.critical_images(c.url1), ev.critical_images(c.url2))
+                # ILSP-FC 3.9: images count for pages at neighbouring depths whose paragraph counts
+                # and text lengths are alike.
+                if (depth_ok(c.url1, c.url2) and a_content is not None and b_content is not None
+                        and ratio(paragraph_count(pa.fingerprint), paragraph_count(pb.fingerprint)) >= _MIN_RATIO
+                        and ratio(_n_tokens(a_content), _n_tokens(b_content)) >= _MIN_RATIO):
+                    images = image_jaccard(ev.critical_images(c.url1), ev.critical_images(c.url2))
                 # A fingerprint of one or two paragraphs (a title, a heading) matches any other.
                 if min(paragraph_count(pa.fingerprint), paragraph_count(pb.fingerprint)) >= _MIN_FP_PARAGRAPHS:
                     fp = fingerprint_distance_ratio(pa.fingerprint, pb.fingerprint)
