@@ -287,6 +287,9 @@ def build_parser() -> argparse.ArgumentParser:
     xp.add_argument("url2")
     xp.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
     xp.set_defaults(func=cmd_explain)
+    from bitext_spider import db_cli
+
+    db_cli.add_parser(sub)
     demo = sub.add_parser("demo", help="generate a demo site, serve it on loopback, crawl it, print pairs")
     demo.add_argument("--dir", default="bitext-demo", help="where the demo site and database go")
     demo.add_argument("--docs", type=int, default=30, help="documents in the demo site")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import random
 import threading
 import time
 from collections import Counter
@@ -18,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased
 
 from bitext_spider.db import (
@@ -124,6 +126,23 @@ def _insert(engine: Engine, table: Any) -> Any:
     return insert(table)
 
 
+# PostgreSQL errors after which the whole transaction is simply run again: deadlock (two writers
+# inserting overlapping keys in different orders) and serialization failure.
+_RETRY_SQLSTATES = {"40P01", "40001"}
+_RETRIES = 8
+# Key space of the per-site PostgreSQL advisory locks (resolve_site, replace_sentences).
+_SITE_LOCK = 0x62697466
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    return getattr(exc.orig, "sqlstate", None) in _RETRY_SQLSTATES
+
+
+def _no_nul(value: Any) -> Any:
+    """PostgreSQL text cannot hold NUL characters (SQLite can); they are dropped there."""
+    return value.replace("\x00", "") if isinstance(value, str) and "\x00" in value else value
+
+
 def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -141,8 +160,28 @@ class Store:
         self.engine = make_engine(url, create=create)
         self._ids: dict[str, int] = {}
 
+        self._pg = self.engine.dialect.name == "postgresql"
+
     def close(self) -> None:
         self.engine.dispose()
+
+    def _retrying(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (one whole transaction); on PostgreSQL, again after a deadlock or
+        serialization failure (the database rolled it back, so nothing was half-written)."""
+        for attempt in range(_RETRIES):
+            try:
+                return fn()
+            except DBAPIError as e:
+                if not (self._pg and _retryable(e)) or attempt == _RETRIES - 1:
+                    raise
+                logger.info("transaction retried after %s", type(e.orig).__name__)
+                time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
+        return None  # pragma: no cover
+
+    def _lock_site(self, s: Session, site_id: int) -> None:
+        """Serialize per-site delete-and-insert transactions of concurrent processes (PostgreSQL)."""
+        if self._pg:
+            s.execute(text("SELECT pg_advisory_xact_lock(:k, :site)"), {"k": _SITE_LOCK, "site": site_id})
 
     # -- sites and resume -------------------------------------------------------------------
     def ensure_site(self, key: str, start_urls: list[str]) -> int:
@@ -183,13 +222,19 @@ class Store:
             self.save_models(models)
         if not records:
             return
+        self._retrying(lambda: self._write_pages(records))
+
+    def _write_pages(self, records: list[PageRecord]) -> None:
         page_insert = _insert(self.engine, PageRow.__table__).on_conflict_do_nothing(index_elements=["url"])
         cand_insert = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
             index_elements=["page1_id", "page2_id"]
         )
         new_ids: dict[str, int] = {}
         with Session(self.engine) as s, s.begin():
-            s.execute(page_insert, [dict(site_id=rec.site_id, **rec.values) for rec in records])
+            page_rows = [dict(site_id=rec.site_id, **rec.values) for rec in records]
+            if self._pg:
+                page_rows = [{k: _no_nul(v) for k, v in row.items()} for row in page_rows]
+            s.execute(page_insert, page_rows)
             wanted = {rec.url for rec in records}
             wanted.update(
                 c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
@@ -229,15 +274,17 @@ class Store:
                 state=stmt.excluded.state,
             ),
         )
-        with Session(self.engine) as s, s.begin():
-            s.execute(
-                stmt,
-                [
-                    dict(lang1=m.lang1, lang2=m.lang2, pairs_seen=m.pairs_seen, sentences_seen=m.sentences_seen,
-                         state=m.state)
-                    for m in latest.values()
-                ],
-            )
+        rows = [
+            dict(lang1=m.lang1, lang2=m.lang2, pairs_seen=m.pairs_seen, sentences_seen=m.sentences_seen,
+                 state=m.state)
+            for m in sorted(latest.values(), key=lambda m: (m.lang1, m.lang2))
+        ]
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                s.execute(stmt, rows)
+
+        self._retrying(run)
 
     def load_model(self, lang1: str, lang2: str) -> bytes | None:
         with Session(self.engine) as s:
@@ -267,6 +314,9 @@ class Store:
         """Store candidates found at close, given as (url_a, lang_a, url_b, lang_b, score, scores)."""
         if not rows:
             return 0
+        return self._retrying(lambda: self._add_candidates(site_id, rows))
+
+    def _add_candidates(self, site_id: int, rows: list[tuple[str, str, str, str, float, dict[str, Any]]]) -> int:
         urls = sorted({r[0] for r in rows} | {r[2] for r in rows})
         ids: dict[str, int] = {}
         stmt = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
@@ -300,12 +350,19 @@ class Store:
             rows = [r for r in rows if r[0] >= 0] + [
                 (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
             ]
-        with Session(self.engine) as s, s.begin():
-            for i in range(0, len(rows), 500):
-                s.execute(
-                    update(CandidateRow),
-                    [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7])) for r in rows[i : i + 500]],
-                )
+        if self._pg:  # one lock order for concurrent updaters
+            rows = sorted(rows, key=lambda r: r[0])
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                for i in range(0, len(rows), 500):
+                    s.execute(
+                        update(CandidateRow),
+                        [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7]))
+                         for r in rows[i : i + 500]],
+                    )
+
+        self._retrying(run)
 
     def delete_candidates(self, ids: list[int]) -> None:
         with Session(self.engine) as s, s.begin():
@@ -327,23 +384,34 @@ class Store:
 
     def replace_sentences(self, site_id: int, rows: list[SentenceRecord]) -> None:
         """Replace the site's aligned sentences by those of its current final pairs."""
-        with Session(self.engine) as s, s.begin():
-            s.execute(delete(SentenceRow).where(SentenceRow.site_id == site_id))
-            for i in range(0, len(rows), 5000):
-                s.execute(
-                    _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
-                        index_elements=["page1_id", "page2_id", "position"]
-                    ),
-                    [dict(site_id=site_id, **r.__dict__) for r in rows[i : i + 5000]],
-                )
+        values = [dict(site_id=site_id, **r.__dict__) for r in rows]
+        if self._pg:
+            values = [{k: _no_nul(v) for k, v in row.items()} for row in values]
 
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                self._lock_site(s, site_id)
+                s.execute(delete(SentenceRow).where(SentenceRow.site_id == site_id))
+                for i in range(0, len(values), 5000):
+                    s.execute(
+                        _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
+                            index_elements=["page1_id", "page2_id", "position"]
+                        ),
+                        values[i : i + 5000],
+                    )
+
+        self._retrying(run)
 
     def resolve_site(self, site_id: int) -> Counter[str]:
         """Replace the site's final pairs by the one-to-one resolution of all its candidates.
 
         Returns the number of pairs by language pair (``"en-fr"``, languages in sorted order).
         """
+        return self._retrying(lambda: self._resolve_site(site_id))
+
+    def _resolve_site(self, site_id: int) -> Counter[str]:
         with Session(self.engine) as s, s.begin():
+            self._lock_site(s, site_id)
             cands = [
                 Scored(r.page1_id, r.lang1, r.page2_id, r.lang2, r.score)
                 for r in s.execute(

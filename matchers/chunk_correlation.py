@@ -16,16 +16,22 @@ so one very long chunk cannot decide the coefficient alone.
 
 from __future__ import annotations
 
+import os
+
 import numba
 import numpy as np
 
 from matchers.edit_distance import SCALE, _cost
 
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
+
 MAX_CELLS = 16_000_000  # bytes of directions one alignment may take (rows x band width)
 MIN_CHUNKS = 3
 
 
-@numba.njit(nogil=True, cache=True, boundscheck=False)
+@numba.njit(nogil=True, cache=_CACHE, boundscheck=False)
 def _aligned_text_lengths_banded(a: np.ndarray, b: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Word counts of the text chunks paired by an optimal alignment, searched in the band |i - j| <= k.
 
@@ -96,7 +102,7 @@ def _aligned_text_lengths_banded(a: np.ndarray, b: np.ndarray, k: int) -> tuple[
     return xs[:cnt][::-1].copy(), ys[:cnt][::-1].copy()
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def _log_pearson(xs: np.ndarray, ys: np.ndarray) -> float:
     n = xs.shape[0]
     if n < MIN_CHUNKS:
@@ -117,7 +123,7 @@ def _log_pearson(xs: np.ndarray, ys: np.ndarray) -> float:
     return (sxy - sx * sy / n) / np.sqrt(vx * vy)
 
 
-@numba.njit(nogil=True, parallel=True, cache=True)
+@numba.njit(nogil=True, parallel=True, cache=_CACHE)
 def _batch(query, flat, offsets, rows, bands, max_cells):  # pragma: no cover - compiled
     r = np.full(rows.shape[0], np.nan)
     n = np.zeros(rows.shape[0], dtype=np.int64)

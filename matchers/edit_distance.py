@@ -22,11 +22,16 @@ increasing indices along an anti-diagonal.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numba
 import numpy as np
 from numba import prange
+
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
 
 SCALE = 10
 
@@ -67,7 +72,7 @@ def _cost(x, y):
     return t if min(x, y) > 0 else SCALE * (x != y)
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def full_distance(a: np.ndarray, b: np.ndarray) -> int:
     """Exact distance by the full anti-diagonal DP (benchmark baseline and test oracle)."""
     m = a.shape[0]
@@ -100,7 +105,7 @@ def full_distance(a: np.ndarray, b: np.ndarray) -> int:
     return int(d1[m])
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def _banded_kernel(a, br, limit, d2, d1, d0):
     # a: first sequence; br: second sequence reversed; d2/d1/d0: int32 scratch anti-diagonals of
     # length len(a) + 1.  The caller guarantees 0 <= limit <= SCALE * (m + n).  A cell exceeds
@@ -168,7 +173,7 @@ def _banded_kernel(a, br, limit, d2, d1, d0):
     return d1[m]
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def _banded_rev(a, br, limit):
     # banded_distance with the second sequence already reversed (batch_distances reverses the
     # query once for all its rows).
@@ -187,7 +192,7 @@ def _banded_rev(a, br, limit):
     return res if res <= limit else limit + 1
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def banded_distance(a: np.ndarray, b: np.ndarray, limit: int) -> int:
     """Exact distance when it is ``<= limit``, otherwise ``limit + 1``.
 
@@ -197,7 +202,7 @@ def banded_distance(a: np.ndarray, b: np.ndarray, limit: int) -> int:
     return _banded_rev(a, b[::-1].copy(), limit)
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def histogram(tokens: np.ndarray, nbuckets: int = 64) -> np.ndarray:
     """Token counts: all texts in bucket 0, tags hashed by code into buckets 1..nbuckets-1.
 
@@ -213,7 +218,7 @@ def histogram(tokens: np.ndarray, nbuckets: int = 64) -> np.ndarray:
     return h
 
 
-@numba.njit(nogil=True, cache=True)
+@numba.njit(nogil=True, cache=_CACHE)
 def lower_bound(len_a: int, len_b: int, hist_a: np.ndarray, hist_b: np.ndarray) -> int:
     """Exact lower bound on the distance: ``SCALE * max(|len_a - len_b|, P, N)``.
 
@@ -252,7 +257,7 @@ def lower_bound(len_a: int, len_b: int, hist_a: np.ndarray, hist_b: np.ndarray) 
     return SCALE * max(d, pos, neg)
 
 
-@numba.njit(nogil=True, cache=True, parallel=True)
+@numba.njit(nogil=True, cache=_CACHE, parallel=True)
 def batch_distances(
     query: np.ndarray,
     q_hist: np.ndarray,

@@ -55,6 +55,7 @@ Decisions:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -62,6 +63,10 @@ import numba
 import numpy as np
 
 from matchers.translation_model import Lexicon, TranslationModel
+
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
 
 # Bead types: index -> (sentences of doc1, sentences of doc2).
 ONE_ONE, ONE_ZERO, ZERO_ONE, TWO_ONE, ONE_TWO, TWO_TWO = range(6)
@@ -253,7 +258,7 @@ def _sigmoid(x: float) -> float:
 # -- kernels ----------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _block_terms(b0, b1, s0, bid1, off1, bid2, off2, base2, t21, t12, tlo, thi, bg1, bg2,
                  a11, b11, a21, b12):  # pragma: no cover - compiled
     # bid1: block-local word ids (1-based) of doc1's tokens from sentence s0 on; bid2 those of
@@ -320,7 +325,7 @@ def _length(l1, l2, ratio, var, log_sd, coef):  # pragma: no cover - compiled
     return log_sd - coef * (l2 - x) * (l2 - x) / (var * max(0.5 * (x + l2), 1.0))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _terms(bt, i, j, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef):  # pragma: no cover
     # (direction A, direction B, length) log-likelihood ratios of bead type bt ending at (i, j).
     if _DI[bt] * _DJ[bt] == 0:  # an unaligned sentence: no evidence either way
@@ -339,7 +344,7 @@ def _terms(bt, i, j, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef
             _length(ch1[s - 1] + ch1[s], ch2[t - 1] + ch2[t], ratio, var, log_sd, coef))
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _dp(jlo, jhi, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef, logprior):  # pragma: no cover
     # One explicit block per bead type: a shared branchy helper made numba/LLVM 30x slower here.
     n1 = jlo.size - 1
@@ -403,7 +408,7 @@ def _dp(jlo, jhi, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef, l
     return back
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _path(back, jlo, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef):  # pragma: no cover
     n1 = jlo.size - 1
     i, j = n1, ch2.size

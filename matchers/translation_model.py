@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
 import zlib
 from collections.abc import Sequence
@@ -58,6 +59,10 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
+
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
 
 FORMAT_VERSION = 1
 _MAGIC = b"BXTM"
@@ -483,7 +488,7 @@ def _store(keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> Store:
     return keys.astype(np.int64), c21.astype(np.float64), c12.astype(np.float64)
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _pair_keys(ids1, off1, ids2, off2):  # pragma: no cover - compiled
     # Every (e, f) combination of each sentence pair, NULL (id 0) first on both sides, e-major:
     # the E-step below walks the same layout.
@@ -502,7 +507,7 @@ def _pair_keys(ids1, off1, ids2, off2):  # pragma: no cover - compiled
     return keys
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _estep(off1, off2, inv, t21, t12, n21, n12):  # pragma: no cover - compiled
     pos = 0
     for k in range(off1.size - 1):
@@ -526,7 +531,7 @@ def _estep(off1, off2, inv, t21, t12, n21, n12):  # pragma: no cover - compiled
         pos += (ln + 1) * w
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _merge_sorted(k1, a1, b1, k2, a2, b2):  # pragma: no cover - compiled
     n = k1.size + k2.size
     keys = np.empty(n, np.int64)
@@ -548,7 +553,7 @@ def _merge_sorted(k1, a1, b1, k2, a2, b2):  # pragma: no cover - compiled
     return keys[:o].copy(), a[:o].copy(), b[:o].copy()
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12):  # pragma: no cover - compiled
     # Learned part of t = (c + lam * t0) / (c(e) + lam): the defaults are already in place.  A row
     # (one lang1 word) is a contiguous slice of the sorted keys.  Scanning it costs its length;
@@ -589,7 +594,7 @@ def _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12):  # prag
                     t12[i, j] += c12[p] * den2[j]
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=_CACHE, nogil=True)
 def _marginal_sums(keys, c21, c12, w1, w2, out2, out1):  # pragma: no cover - compiled
     for k in range(keys.size):
         e = keys[k] >> 32

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import pprint
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
@@ -25,6 +26,7 @@ from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
+from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
 from bitext_spider.items import PageItem
@@ -35,6 +37,26 @@ logger = logging.getLogger(__name__)
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _SITE = "bitext_site"
+
+
+def _job_failed(message: str) -> None:
+    """Make a crawl that cannot start visibly failed, also where the exit code is not seen (Scrapyd).
+
+    It fails before Scrapy creates the stats collector, so nothing else dumps stats: log one ERROR
+    line and a stats dump in Scrapy's format with ``bitext/failed`` = 1 and ``finish_reason`` =
+    ``bitext_failed: ...``. The caller re-raises, so ``scrapy crawl`` still exits with status 1.
+    """
+    logger.error("bitext job failed: %s", message)
+    stats = {"bitext/failed": 1, "finish_reason": f"bitext_failed: {message}"}
+    logger.info("Dumping Scrapy stats:\n%s", pprint.pformat(stats))
+
+
+def _safe_url(url: str | None) -> str:
+    """The database URL for a log line, without its password."""
+    try:
+        return make_url(url or "").render_as_string(hide_password=True)
+    except Exception:
+        return "(BITEXT_DB_URL)"
 
 
 class SiteSpider(scrapy.Spider):
@@ -53,29 +75,32 @@ class SiteSpider(scrapy.Spider):
         if kwargs.get("langs"):
             crawler.settings.set("BITEXT_LANGS", kwargs["langs"], priority="spider")
         spider = super().from_crawler(crawler, *args, **kwargs)
-        spider.sites = spider._load_sites()
-        spider.runtime = BitextRuntime.of(crawler)
+        try:
+            spider.sites = spider._load_sites()
+        except SeedsError as exc:
+            _job_failed(str(exc))
+            raise
+        try:
+            spider.runtime = BitextRuntime.of(crawler)
+        except Exception as exc:  # the database cannot be opened or its schema not brought up to date
+            _job_failed(f"database {_safe_url(crawler.settings.get('BITEXT_DB_URL'))} cannot be opened: {exc}")
+            raise
         spider.allowed_domains = sorted({urlsplit(u).hostname or "" for s in spider.sites for u in s.start_urls})
         return spider
 
     def _load_sites(self) -> list[Site]:
         if not self.seeds_arg:
-            msg = "no seeds given: run `scrapy crawl site -a seeds=PATH` (one site a line)"
-            logger.error(msg)
-            raise SeedsError(msg)
-        try:
-            if "://" in self.seeds_arg and not self.seeds_arg.strip().endswith((".txt", ".lst")):
-                # Inline seeds: URLs separated by ';' or newlines, one site per part.
-                report = parse_seeds_text(self.seeds_arg.replace(";", "\n"), source="seeds argument")
-                for problem in report.problems:
-                    logger.error(problem)
-                if not report.sites:
-                    raise SeedsError("the seeds argument has no valid site")
-            else:
-                report = load_seeds(self.seeds_arg)
-        except SeedsError as exc:
-            logger.error("%s", exc)
-            raise
+            raise SeedsError("no seeds given: run `scrapy crawl site -a seeds=PATH` (one site a line)")
+        # A SeedsError is logged by from_crawler as the job's failure.
+        if "://" in self.seeds_arg and not self.seeds_arg.strip().endswith((".txt", ".lst")):
+            # Inline seeds: URLs separated by ';' or newlines, one site per part.
+            report = parse_seeds_text(self.seeds_arg.replace(";", "\n"), source="seeds argument")
+            for problem in report.problems:
+                logger.error(problem)
+            if not report.sites:
+                raise SeedsError("the seeds argument has no valid site")
+        else:
+            report = load_seeds(self.seeds_arg)
         self.malformed_seed_lines = len(report.problems)
         return report.sites
 
