@@ -246,6 +246,19 @@ def cmd_explain(args: argparse.Namespace) -> int:
         store.close()
 
 
+def cmd_schedule(args: argparse.Namespace) -> int:
+    from bitext_spider.schedule import ScheduleError, report, schedule
+    from bitext_spider.seeds import SeedsError
+
+    nodes = [n.strip() for n in args.nodes.split(",") if n.strip()]
+    try:
+        shards = schedule(nodes, args.seeds, project=args.project, langs=args.langs, db=args.db,
+                          settings=args.settings, timeout=args.timeout)
+    except (ScheduleError, SeedsError) as exc:
+        return _fail(str(exc))
+    return report(shards, sys.stdout)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from bitext_spider.demo import run_demo
 
@@ -290,6 +303,16 @@ def build_parser() -> argparse.ArgumentParser:
     from bitext_spider import db_cli
 
     db_cli.add_parser(sub)
+    sc = sub.add_parser("schedule", help="shard the seeds' sites over Scrapyd nodes, run them, report per node")
+    sc.add_argument("--nodes", required=True, help="comma-separated Scrapyd URLs, e.g. http://n1:6800,http://n2:6800")
+    sc.add_argument("--seeds", required=True, help="seeds file (one site a line)")
+    sc.add_argument("--langs", help="languages of interest, e.g. en,fr")
+    sc.add_argument("--db", help="BITEXT_DB_URL for every job (one PostgreSQL database for several nodes)")
+    sc.add_argument("--project", default="bitext_spider", help="Scrapyd project name (scrapy.cfg [deploy])")
+    sc.add_argument("-s", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                    help="a Scrapy setting for every job")
+    sc.add_argument("--timeout", type=float, default=0, help="give up after this many seconds (0: wait)")
+    sc.set_defaults(func=cmd_schedule)
     demo = sub.add_parser("demo", help="generate a demo site, serve it on loopback, crawl it, print pairs")
     demo.add_argument("--dir", default="bitext-demo", help="where the demo site and database go")
     demo.add_argument("--docs", type=int, default=30, help="documents in the demo site")

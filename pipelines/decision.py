@@ -153,7 +153,9 @@ class DecisionPipeline(MatchingStage):
             model = self.runtime.models.get(c.lang1, c.lang2)
             share = scores.get("content_share")
             too_little = False
-            if a_content is None or b_content is None:
+            if not cfg.content_enabled:
+                pass  # no content stage, so no content evidence either way
+            elif a_content is None or b_content is None:
                 too_little = True
             elif is_new or share is None:
                 m = match_content(model, a_content, b_content, cfg.content_sentence_threshold,

@@ -50,7 +50,9 @@ def test_structure_alone_cannot_pair_the_other_template(two_templates, tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     moved = moved_gold(two_templates)
     assert len(moved) >= 8
-    assert not (pairs_of(db) & moved)
+    found = pairs_of(db)
+    assert not (found & moved)
+    assert len(found & gold_of(two_templates)) >= 0.6 * len(gold_of(two_templates))  # the others it finds
 
 
 def test_content_filter_pairs_the_other_template(two_templates, content_crawl):
