@@ -8,7 +8,7 @@ accepted; exports keep those of final pairs) and ``translation_models`` (the inc
 translation model of each language pair, so a resumed or repeated crawl continues from it).
 Uniqueness is enforced by the database (``pages.url``; one row per page pair), and rows are
 inserted with ``ON CONFLICT DO NOTHING`` so a resumed or repeated crawl adds no duplicates, and
-several processes can write to one PostgreSQL database at once (see docs/deploy-postgres.md).
+several processes can write to one PostgreSQL database at once (see docs/deploy.md).
 
 Schema changes are Alembic revisions in ``bitext_spider/migrations/versions``.  Opening a store
 (:func:`make_engine` with ``create=True``) creates a missing schema and stamps it with the newest

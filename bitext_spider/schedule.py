@@ -8,8 +8,9 @@ is the site: sites go to the node with the fewest sites so far, in seeds-file or
 gets one job whose ``seeds`` argument lists its sites inline (``;`` between sites, spaces between
 one site's hosts). All jobs write to the same database (``--db``; PostgreSQL for several nodes),
 so the result is the single-node run's. While the jobs run a progress line is printed; at the end
-one line per node: its job, sites, pages, pairs, and whether the job failed (the spider's
-``bitext/failed`` stat, docs/deploy.md).
+one line per node: its job, sites, pages and pairs (counted in the database when ``--db`` is
+given, else read from the job's log) and whether the job failed (the spider's ``bitext job failed``
+error line or ``bitext/failed`` stat, or a finish reason other than ``finished``; docs/deploy.md).
 """
 
 from __future__ import annotations
@@ -126,16 +127,40 @@ def schedule(
     for shard in shards:
         log = _call(shard.node, f"logs/{urllib.parse.quote(project)}/site/{shard.job}.log")
         shard.stats = job_stats(log)
+        shard.stats["failed"] = "bitext job failed" in log or shard.stats.get("bitext/failed") not in (None, "0")
+    if db:
+        # The database is the record whatever the jobs' LOG_LEVEL: pages and pairs of each shard's sites.
+        _counts_from_db(db, shards)
     return shards
+
+
+def _counts_from_db(db: str, shards: list[Shard]) -> None:
+    from sqlalchemy import func, select
+    from sqlalchemy.orm import Session
+
+    from bitext_spider.db import PageRow, PairRow, SiteRow
+    from bitext_spider.store import Store
+
+    store = Store(db, create=False)
+    try:
+        with Session(store.engine) as s:
+            ids = dict(s.execute(select(SiteRow.key, SiteRow.id)).tuples().all())
+            pages = dict(s.execute(select(PageRow.site_id, func.count()).group_by(PageRow.site_id)).tuples().all())
+            pairs = dict(s.execute(select(PairRow.site_id, func.count()).group_by(PairRow.site_id)).tuples().all())
+    finally:
+        store.close()
+    for shard in shards:
+        site_ids = [ids[site.key] for site in shard.sites if site.key in ids]
+        shard.stats["bitext/pages"] = sum(pages.get(i, 0) for i in site_ids)
+        shard.stats["bitext/pairs"] = sum(pairs.get(i, 0) for i in site_ids)
 
 
 def report(shards: list[Shard], out: IO[str]) -> int:
     """One line per node; 1 when a job failed."""
     failed = 0
     for s in shards:
-        bad = s.stats.get("bitext/failed") not in (None, "0") or not str(s.stats.get("finish_reason", "")).startswith(
-            "finished"
-        )
+        reason = s.stats.get("finish_reason")
+        bad = bool(s.stats.get("failed")) or (reason is not None and not str(reason).startswith("finished"))
         failed += bad
         print(
             f"{s.node}\tjob {s.job}\t{len(s.sites)} sites\tpages {s.stats.get('bitext/pages', 0)}\t"

@@ -4,7 +4,7 @@
         node.post("addversion.json", data={...}, files={...})
 
 Scrapyd runs with this interpreter (the project's venv), which has the project's dependencies
-installed: that is the documented deployment model (docs/deploy-scrapyd.md). When the server cannot
+installed: that is the documented deployment model (docs/deploy.md). When the server cannot
 be started (scrapyd not installed, no free port, no answer) the test is skipped with the reason.
 """
 
