@@ -144,9 +144,9 @@ def _counts_from_db(db: str, shards: list[Shard]) -> None:
     store = Store(db, create=False)
     try:
         with Session(store.engine) as s:
-            ids = dict(s.execute(select(SiteRow.key, SiteRow.id)).tuples().all())
-            pages = dict(s.execute(select(PageRow.site_id, func.count()).group_by(PageRow.site_id)).tuples().all())
-            pairs = dict(s.execute(select(PairRow.site_id, func.count()).group_by(PairRow.site_id)).tuples().all())
+            ids = dict(s.execute(select(SiteRow.key, SiteRow.id)).all())
+            pages = dict(s.execute(select(PageRow.site_id, func.count()).group_by(PageRow.site_id)).all())
+            pairs = dict(s.execute(select(PairRow.site_id, func.count()).group_by(PairRow.site_id)).all())
     finally:
         store.close()
     for shard in shards:
