@@ -58,6 +58,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+from matchers.lang_codes import ALIASES, base_language, same_language
+
 LinkTuple = tuple[str, str, str]  # (url, anchor_text, hreflang)
 InlinkCount = Callable[[str, str], int]  # (target url, source language) -> pages linking to it
 
@@ -190,10 +192,6 @@ LANGUAGE_NAMES: tuple[tuple[str, ...], ...] = (
     ("qu", "Quechua", "Runasimi"),
 )
 
-# Deprecated or macro-language codes that mean the same language as the code they map to.
-_ALIASES: Mapping[str, str] = MappingProxyType(
-    {"iw": "he", "ji": "yi", "in": "id", "jw": "jv", "mo": "ro", "fil": "tl", "nb": "no"}
-)
 # Country codes sites use as language slots, where they are not themselves language codes.
 _COUNTRY_SLOTS: Mapping[str, str] = MappingProxyType(
     {"jp": "ja", "cn": "zh", "kr": "ko", "gr": "el", "cz": "cs", "dk": "da", "se": "sv", "ua": "uk", "vn": "vi"}
@@ -249,18 +247,6 @@ _NAMES = _build_name_index()
 _CODES = frozenset(code for code, *_ in LANGUAGE_NAMES if "-" not in code)
 
 
-def base_language(code: str) -> str:
-    """Primary subtag, lower case, aliases resolved: ``pt-BR`` -> ``pt``, ``iw`` -> ``he``, ``nb`` -> ``no``."""
-    base = code.strip().lower().replace("_", "-").split("-", 1)[0]
-    return _ALIASES.get(base, base)
-
-
-def same_language(a: str, b: str) -> bool:
-    """Same base language; never for an empty, undetermined (``und``) or ``x-default`` code."""
-    ba, bb = base_language(a), base_language(b)
-    return ba == bb and ba not in ("", "und", "x")
-
-
 def _parse_tag(text: str, country_slot: bool = False) -> str | None:
     """``text`` as a language tag of a known language (``fr``, ``pt-BR``, ``zh-Hant``), normalized."""
     m = _TAG_RE.fullmatch(text.strip().lower().replace("_", "-"))
@@ -268,7 +254,7 @@ def _parse_tag(text: str, country_slot: bool = False) -> str | None:
         return None
     base, script, region = m.groups()
     if base in ("iw", "fil"):
-        base = _ALIASES[base]
+        base = ALIASES[base]
     elif base not in _CODES:
         if not (country_slot and base in _COUNTRY_SLOTS and not script and not region):
             return None

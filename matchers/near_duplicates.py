@@ -34,14 +34,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from matchers.fingerprint import content_paragraphs
+from matchers.lang_codes import same_language
 
 # Section 3.8: near-duplicates share "more than 0.8" of the shorter list.
 NEAR_DUPLICATE_SHARE = 0.8
 MAX_POSTINGS = 200
-
-
-def _same_language(a: str, b: str) -> bool:
-    return a.lower().replace("_", "-").split("-")[0] == b.lower().replace("_", "-").split("-")[0]
 
 
 def paragraph_hashes(paragraphs: Iterable[Any], lang: str | None = None) -> list[bytes]:
@@ -53,7 +50,7 @@ def paragraph_hashes(paragraphs: Iterable[Any], lang: str | None = None) -> list
     """
     out: list[bytes] = []
     for _kind, plang, text in content_paragraphs(paragraphs):
-        if lang and plang and plang != "und" and not _same_language(plang, lang):
+        if lang and plang and plang != "und" and not same_language(plang, lang):
             continue
         norm = " ".join(text.casefold().split())
         if norm:

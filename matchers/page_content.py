@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from matchers.lang_codes import same_language
 from matchers.sentence_split import split_sentences
 from matchers.size_ratio import script_weighted_length
 from matchers.word_tokens import word_tokens
@@ -43,10 +44,6 @@ class PageContent:
 
     def __len__(self) -> int:
         return len(self.sentences)
-
-
-def same_language(a: str, b: str) -> bool:
-    return a.split("-")[0].lower() == b.split("-")[0].lower()
 
 
 def page_content(paragraphs: Sequence[StoredParagraph], lang: str, max_sentences: int = 2000) -> PageContent:
