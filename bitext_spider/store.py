@@ -364,6 +364,22 @@ class Store:
 
         self._retrying(run)
 
+    def update_candidates(self, rows: list[tuple[int, float, dict[str, Any]]]) -> None:
+        """New ``(id, score, scores)`` for stored candidates."""
+        from sqlalchemy import update
+
+        if not rows:
+            return
+        rows = sorted(rows, key=lambda r: r[0])  # one lock order for concurrent updaters
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                for i in range(0, len(rows), 500):
+                    s.execute(update(CandidateRow),
+                              [dict(id=r[0], score=float(r[1]), scores=r[2]) for r in rows[i : i + 500]])
+
+        self._retrying(run)
+
     def delete_candidates(self, ids: list[int]) -> None:
         with Session(self.engine) as s, s.begin():
             for chunk in _chunks(sorted(ids), 500):  # type: ignore[arg-type]

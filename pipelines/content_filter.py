@@ -109,9 +109,11 @@ class ContentFilter:
             need = required_share(model, cfg.content_min_share, cfg.content_mature_sentences)
             # NaN: a page with too little main content to judge.
             keep = (share >= need) if cfg.content_required else (np.isnan(share) | (share >= need))
-            weight = 0.5 * maturity(model, cfg.content_mature_sentences)
-            score = combined_score(cand.scores.get("structure", np.zeros(n)), share, weight)
-            cand.add_scores(content_share=share, content_mean=mean, score=score)
+            ripe = maturity(model, cfg.content_mature_sentences)
+            score = combined_score(cand.scores.get("structure", np.zeros(n)), share, 0.5 * ripe)
+            # The maturity the share was judged at: the close re-judges young judgments.
+            cand.add_scores(content_share=share, content_mean=mean, score=score,
+                            content_maturity=np.full(n, ripe))
             self._count("checked", n)
             self._count("rejected", int(n - keep.sum()))
             for k in np.flatnonzero(keep).tolist():
@@ -133,7 +135,8 @@ class ContentFilter:
                     candidates.append(cand)
                     by_lang[lang] = cand
                 score = combined_score(np.zeros(len(rows)), share)
-                cand.extend(rows, content_share=share, content_mean=mean, score=score)
+                cand.extend(rows, content_share=share, content_mean=mean, score=score,
+                            content_maturity=np.ones(len(rows)))
                 self._count("rescued", len(rows))
                 for k, m in enumerate(matches):
                     if lang not in best or score[k] > best[lang][0]:
@@ -197,6 +200,46 @@ class ContentFilter:
         self.models.updated(lang_a, lang_b)
 
     # -- at close -----------------------------------------------------------------------------
+    def rejudge_site(self, state: SiteState) -> tuple[int, int]:
+        """Judge again, with the final model, the candidates a young model let through.
+
+        While the model is young the required share is scaled down (the paper's "earlier filters
+        stay strict"), so which wrong candidates get in depends on the order pages arrived in.
+        Re-judging them with the now trained model makes the outcome what a trained model would
+        have decided at arrival: a candidate below the share is dropped, as it would have been,
+        and the close sweep then looks for its page's translation on content.  Returns
+        (re-judged, dropped)."""
+        cfg = self.config
+        store = self.runtime.store
+        updates: list[tuple[int, float, dict[str, Any]]] = []
+        dropped: list[int] = []
+        for c in store.site_candidates(state.site_id):
+            judged = c.scores.get("content_maturity")
+            if judged is None or judged >= 1.0:
+                continue
+            model = self.models.get(c.lang1, c.lang2)
+            if not is_mature(model, cfg.content_mature_sentences):
+                continue  # no better judge than the one that ruled
+            a, b = state.index.content(c.url1), state.index.content(c.url2)
+            m = self._match(model, a, b) if a is not None and b is not None else None
+            if m is None:
+                continue  # too little content: the decision's veto, not the share, rules on it
+            if m.share < cfg.content_min_share:
+                dropped.append(c.id)
+                continue
+            scores = dict(c.scores, content_share=round(m.share, 6), content_mean=round(m.mean, 6),
+                          content_maturity=1.0)
+            structure = scores.get("structure")
+            score = float(combined_score(np.array([np.nan if structure is None else structure]),
+                                         np.array([m.share]))[0])
+            scores["score"] = round(score, 6)
+            updates.append((c.id, score, scores))
+        store.update_candidates(updates)
+        store.delete_candidates(dropped)
+        self._count("rejudged_at_close", len(updates) + len(dropped))
+        self._count("dropped_at_close", len(dropped))
+        return len(updates) + len(dropped), len(dropped)
+
     def sweep_site(self, state: SiteState) -> int:
         """Content-only candidates for pages left without one in a language, with the final models."""
         index = state.index
@@ -302,6 +345,7 @@ class ContentFilterPipeline(MatchingStage):
         return item
 
     def _sweep(self, state: SiteState) -> None:
+        self.filter.rejudge_site(state)
         self.filter.sweep_site(state)
         self._publish()
 

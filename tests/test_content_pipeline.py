@@ -145,3 +145,33 @@ def test_content_stage_can_be_turned_off(tmp_path):
     with pytest.raises(NotConfigured):
         ContentFilterPipeline.from_crawler(crawler)
     BitextRuntime.of(crawler).close()
+
+
+# Same template as page_html, unrelated text except one sentence of FR_A: a quarter of its beads align.
+FR_PART = ["Plan des pistes cyclables du quartier", FR_A[1],
+           "Les casques sont conseillés pour les cyclistes de tout âge qui roulent la nuit en ville.",
+           "Merci de respecter les piétons sur les trottoirs."]
+
+
+def test_a_young_models_judgment_is_made_again_at_close(tmp_path):
+    """A wrong candidate that a young model let through (same template, a share its scaled-down
+    requirement accepts) is judged again with the trained model at close, dropped, and the page's
+    translation in another template is then found on content: the outcome does not hang on when the
+    model matured."""
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=20,
+                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3)
+    train(runtime, 1)  # 4 of 20 sentences: required share 0.3 * 0.2
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/x", page_html("fr", FR_PART)))
+    run(item("http://s.test/fr/a", other_template("fr", FR_A)))
+    assert crawler.stats.get_value("bitext/candidates/content") == 1  # en/a - fr/x, judged young
+    assert not crawler.stats.get_value("bitext/content/rescued")
+    train(runtime, 5)  # what the rest of a crawl would have taught it
+    close()
+    assert crawler.stats.get_value("bitext/content/dropped_at_close") == 1
+    assert crawler.stats.get_value("bitext/content/rescued_at_close") == 1
+    store = Store(runtime.config.db_url, create=False)
+    assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
+    assert {frozenset((c.url1, c.url2)) for c in store.candidates()} == {
+        frozenset(("http://s.test/en/a", "http://s.test/fr/a"))}
+    store.close()
