@@ -61,7 +61,7 @@ class BitextRuntime:
             on_written=self._written,
         )
         self.language = LanguageIdentifier()
-        self.models = ModelRegistry(self.store, self.writer.submit, self.config.content_model_save_interval)
+        self.models = ModelRegistry(self.store, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
         # Site-level steps of the matching stages, run when the crawl closes: before the
         # one-to-one resolution (they may add or drop candidates) and after it (on final pairs).
@@ -140,6 +140,9 @@ class BitextRuntime:
         self.models.stop_snapshots()
         self.writer.flush()
         self.writer.close()
+        # Merge the models into the database before the close steps (no update runs any more),
+        # so that they judge with other processes' training too; a step that trains is saved below.
+        saved = self.models.save_all()
         total: Counter[str] = Counter()
         for state in self.sites.values():
             self._run_steps(self.before_resolve, state)
@@ -147,9 +150,14 @@ class BitextRuntime:
             total.update(by_langs)
             logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
             self._run_steps(self.after_resolve, state)
-        saved = self.models.save_all()
+        saved += self.models.save_all()
         if saved:
             logger.info("saved %d translation models", saved)
+        if self.models.merges:
+            logger.info("translation models: %d saves merged %d sentence pairs trained by other processes",
+                        self.models.merges, self.models.merged_sentences)
+            self.stats.set_value("bitext/models/merges", self.models.merges)
+            self.stats.set_value("bitext/models/merged_sentences", self.models.merged_sentences)
         self.stats.set_value("bitext/pairs", sum(total.values()))
         for langs, n in sorted(total.items()):
             self.stats.set_value(f"bitext/pairs/{langs}", n)

@@ -71,6 +71,19 @@ class ModelRecord:
 
 
 @dataclass
+class StoredModel:
+    """A language pair's stored model row; ``(sentences_seen, pairs_seen)`` is its version."""
+
+    state: bytes
+    pairs_seen: int
+    sentences_seen: int
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return self.sentences_seen, self.pairs_seen
+
+
+@dataclass
 class SiteCandidate:
     """A stored candidate with its pages' URLs (for site-level decisions at close)."""
 
@@ -263,7 +276,10 @@ class Store:
 
     # -- translation models -----------------------------------------------------------------
     def save_models(self, models: list[ModelRecord]) -> None:
-        """Upsert model snapshots (the last one of a language pair wins)."""
+        """Upsert model snapshots (the last one of a language pair wins).
+
+        The crawl merges instead (:meth:`replace_model`, ``ModelRegistry``); this overwrites, for
+        tools that mean to replace a model."""
         latest = {(m.lang1, m.lang2): m for m in models}
         stmt = _insert(self.engine, TranslationModelRow.__table__)
         stmt = stmt.on_conflict_do_update(
@@ -285,6 +301,60 @@ class Store:
                 s.execute(stmt, rows)
 
         self._retrying(run)
+
+    def model_row(self, lang1: str, lang2: str) -> StoredModel | None:
+        """The stored state of a language pair's model with its version, read together."""
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(TranslationModelRow.state, TranslationModelRow.pairs_seen, TranslationModelRow.sentences_seen)
+                .where(TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2)
+            ).one_or_none()
+        return None if row is None else StoredModel(row[0], int(row[1]), int(row[2]))
+
+    def model_version(self, lang1: str, lang2: str) -> tuple[int, int] | None:
+        """``(sentences_seen, pairs_seen)`` of the stored model, without reading its state."""
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(TranslationModelRow.sentences_seen, TranslationModelRow.pairs_seen)
+                .where(TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2)
+            ).one_or_none()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def replace_model(self, record: ModelRecord, expected: tuple[int, int] | None) -> bool:
+        """Store ``record`` only if the stored model still has the version ``expected``
+        (``(sentences_seen, pairs_seen)``; ``None``: no row yet).  Returns whether it was written.
+
+        A compare-and-set for merging writers (``bitext_spider.model_registry``): each write adds
+        counts, so the version only grows and a row read at ``expected`` is unchanged as long as
+        the version is.  The condition is checked by the database under the row's write lock
+        (SQLite: the database lock; PostgreSQL re-checks the WHERE on the latest row version after
+        waiting for a concurrent updater), so two processes cannot both write on the same read.
+        """
+        values = dict(pairs_seen=record.pairs_seen, sentences_seen=record.sentences_seen, state=record.state)
+        if expected is None:
+            stmt = (
+                _insert(self.engine, TranslationModelRow.__table__)
+                .values(lang1=record.lang1, lang2=record.lang2, **values)
+                .on_conflict_do_nothing(index_elements=["lang1", "lang2"])
+                # Whether a row went in: SQLAlchemy runs a single-row INSERT with RETURNING on
+                # PostgreSQL, whose rowcount is then -1, so it is asked for explicitly.
+                .returning(TranslationModelRow.__table__.c.id)
+            )
+        else:
+            t = TranslationModelRow.__table__
+            stmt = (
+                t.update()
+                .where(t.c.lang1 == record.lang1, t.c.lang2 == record.lang2,
+                       t.c.sentences_seen == expected[0], t.c.pairs_seen == expected[1])
+                .values(**values)
+            )
+
+        def run() -> bool:
+            with Session(self.engine) as s, s.begin():
+                result = s.execute(stmt)
+                return result.first() is not None if expected is None else result.rowcount == 1
+
+        return bool(self._retrying(run))
 
     def load_model(self, lang1: str, lang2: str) -> bytes | None:
         with Session(self.engine) as s:

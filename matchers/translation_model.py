@@ -45,6 +45,18 @@ entries and 0.5-0.9% of the count mass of models trained on 30-50 W3C i18n page 
 smallest counts go too.  A dropped pair's words keep its mass in ``c(e)``, so the pair falls back
 to the smoothing value and the distribution becomes slightly sub-stochastic.  Snapshots take
 about 17 bytes per entry.
+
+Merging (several crawler processes training one language pair's model, see
+``bitext_spider.model_registry``): expected counts are sums over sentence pairs, so the counts
+two processes gathered can be added.  A model keeps, besides its counts, the *pending* counts that
+:meth:`TranslationModel.update` added since it was loaded or they were last cleared (each update's
+table appended and summed in bulk into a sorted table, plus per-word ``c(e)``, ``c(f)`` and
+unigram increments), unpruned unless they outgrow the model's own table.
+:meth:`~TranslationModel.pending_counts` hands them out with their words,
+:meth:`~TranslationModel.add_counts` adds such counts (or a whole model's,
+:meth:`~TranslationModel.counts`) into a model, mapping the vocabularies by word: the ids of two
+processes differ.  The mapping is one dictionary lookup per word; the tables are remapped, sorted
+and merged with numpy/numba, about the cost of a compaction (``benchmarks/bench_model_merge.py``).
 """
 
 from __future__ import annotations
@@ -69,6 +81,7 @@ _MAGIC = b"BXTM"
 NULL = "\x00NULL"  # index 0 of both vocabularies; no tokenizer produces it
 _LOW = np.int64(0xFFFFFFFF)
 _DELTA_MIN = 1 << 16  # the delta is merged into the main table past max(this, main / 8)
+_PENDING_MIN = 1 << 18  # pending chunks are summed past max(this, pending table / 4) entries
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,33 @@ class LocalTables:
     t12: np.ndarray
     bg1: np.ndarray  # background of words1 entries, no NULL slot
     bg2: np.ndarray
+
+
+@dataclass(frozen=True)
+class ModelCounts:
+    """Expected counts with their own vocabularies, to add into a model (:meth:`TranslationModel.add_counts`).
+
+    ``keys`` are sorted ``i1 << 32 | i2`` over positions in ``words1``/``words2``, whose index 0
+    is :data:`NULL`; ``tot*``/``uni*`` are per entry of ``words*``.
+    """
+
+    lang1: str
+    lang2: str
+    words1: list[str]
+    words2: list[str]
+    keys: np.ndarray
+    c21: np.ndarray
+    c12: np.ndarray
+    tot1: np.ndarray
+    tot2: np.ndarray
+    uni1: np.ndarray
+    uni2: np.ndarray
+    sentences: int
+    pairs: int
+
+    @property
+    def empty(self) -> bool:
+        return self.sentences == 0 and self.pairs == 0 and not len(self.keys)
 
 
 class TranslationModel:
@@ -140,6 +180,7 @@ class TranslationModel:
         self._delta = _empty_store()
         self._version = 0
         self._bg: tuple[int, np.ndarray, np.ndarray, float, float] | None = None
+        self._clear_pending()
 
     # -- inspection ----------------------------------------------------------------------------
     @property
@@ -277,6 +318,7 @@ class TranslationModel:
         M-step is the closed-form re-estimation applied on every later lookup.
         """
         self.pairs_seen += int(documents)
+        self._ppairs += int(documents)
         pairs = [(list(a), list(b)) for a, b in sentence_pairs if len(a) or len(b)]
         if not pairs:
             return
@@ -298,21 +340,126 @@ class TranslationModel:
         n21 = np.zeros(len(ukeys))
         n12 = np.zeros(len(ukeys))
         _estep(off1, off2, inv.astype(np.int64).ravel(), t21, t12, n21, n12)
-        self._tot1 += np.bincount(e, weights=n21, minlength=len(self._tot1))
-        self._tot2 += np.bincount(f, weights=n12, minlength=len(self._tot2))
-        self._uni1 += np.bincount(ids1, minlength=len(self._uni1))
-        self._uni2 += np.bincount(ids2, minlength=len(self._uni2))
+        inc1 = np.bincount(e, weights=n21, minlength=len(self._tot1))
+        inc2 = np.bincount(f, weights=n12, minlength=len(self._tot2))
+        tok1 = np.bincount(ids1, minlength=len(self._uni1))
+        tok2 = np.bincount(ids2, minlength=len(self._uni2))
+        self._tot1 += inc1
+        self._tot2 += inc2
+        self._uni1 += tok1
+        self._uni2 += tok2
+        self._ptot1 += inc1
+        self._ptot2 += inc2
+        self._puni1 += tok1
+        self._puni2 += tok2
         keep = (n21 != 0.0) | (n12 != 0.0)
-        self._delta = _merge_sorted(*self._delta, ukeys[keep], n21[keep], n12[keep])
+        ukeys, n21, n12 = ukeys[keep], n21[keep], n12[keep]
+        self._delta = _merge_sorted(*self._delta, ukeys, n21, n12)
         if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
             self._compact()
+        self._add_pending(ukeys, n21, n12)
         self.sentences_seen += len(pairs)
+        self._psent += len(pairs)
         self._version += 1
 
     def prune(self, max_entries: int | None = None, min_count: float | None = None) -> None:
         """Merge the tables, drop entries whose counts are both below ``min_count`` and keep at
         most ``max_entries`` of the largest (defaults: the model's settings)."""
         self._compact(max_entries, min_count)
+
+    # -- merging -------------------------------------------------------------------------------
+    @property
+    def has_pending(self) -> bool:
+        """Whether :meth:`update` was called since the model was loaded or its pending counts cleared."""
+        return self._psent > 0 or self._ppairs > 0
+
+    @property
+    def pending_seen(self) -> tuple[int, int]:
+        """``(pairs_seen, sentences_seen)`` of the pending counts."""
+        return self._ppairs, self._psent
+
+    def pending_counts(self) -> ModelCounts:
+        """The counts :meth:`update` added since the model was loaded or they were last cleared.
+
+        Only the words of the pending training tokens (and NULL) come along: every pending entry
+        joins two of them, so the vocabulary handed out is the size of the pending training, not
+        of the model.  Unpruned (unless they outgrew the model's table, see :meth:`_add_pending`):
+        ``min_count`` applies where they are added.
+        """
+        keys, c21, c12 = self._pending_table()
+        sel1 = np.concatenate([[0], np.flatnonzero(self._puni1[1:] > 0) + 1]).astype(np.int64)
+        sel2 = np.concatenate([[0], np.flatnonzero(self._puni2[1:] > 0) + 1]).astype(np.int64)
+        pos1 = np.full(len(self._words1), -1, np.int64)
+        pos2 = np.full(len(self._words2), -1, np.int64)
+        pos1[sel1] = np.arange(len(sel1))
+        pos2[sel2] = np.arange(len(sel2))
+        e, f = pos1[keys >> 32], pos2[keys & _LOW]
+        if len(keys) and (e.min() < 0 or f.min() < 0):  # pragma: no cover - an invariant of update()
+            raise AssertionError("pending count of a word without pending tokens")
+        # pos is increasing on sel, so the remapped keys stay sorted.
+        return ModelCounts(
+            self.lang1, self.lang2, [self._words1[i] for i in sel1.tolist()], [self._words2[i] for i in sel2.tolist()],
+            (e << 32) | f, c21, c12, self._ptot1[sel1].copy(), self._ptot2[sel2].copy(),
+            self._puni1[sel1].copy(), self._puni2[sel2].copy(), self._psent, self._ppairs,
+        )
+
+    def counts(self) -> ModelCounts:
+        """All of the model's kept counts (main and delta tables summed), with its vocabularies."""
+        keys, c21, c12 = _merge_sorted(*self._main, *self._delta)
+        return ModelCounts(
+            self.lang1, self.lang2, list(self._words1), list(self._words2), keys, c21, c12,
+            self._tot1.copy(), self._tot2.copy(), self._uni1.copy(), self._uni2.copy(),
+            self.sentences_seen, self.pairs_seen,
+        )
+
+    def add_counts(self, counts: ModelCounts) -> None:
+        """Add expected counts gathered elsewhere (another process's pending counts, another
+        model's :meth:`counts`), their words mapped to this model's ids by string.
+
+        Not pending: these counts are someone else's training.  New words get ids (and identity
+        links, :meth:`_grow`) as in training.  The remapped keys are sorted and merged into the
+        delta table, which is compacted (``min_count``, ``max_entries``) when it is large enough.
+        """
+        if (counts.lang1, counts.lang2) != (self.lang1, self.lang2):
+            raise ValueError(f"counts of {counts.lang1}-{counts.lang2} cannot go into a {self.lang1}-{self.lang2} model")
+        if counts.empty:
+            return
+        map1 = _map_words(counts.words1, self._words1, self._index1)
+        map2 = _map_words(counts.words2, self._words2, self._index2)
+        self._grow()
+        self._tot1[map1] += counts.tot1
+        self._tot2[map2] += counts.tot2
+        self._uni1[map1] += counts.uni1
+        self._uni2[map2] += counts.uni2
+        keys = (map1[counts.keys >> 32] << 32) | map2[counts.keys & _LOW]
+        c21, c12 = np.asarray(counts.c21, np.float64), np.asarray(counts.c12, np.float64)
+        if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+            order = np.argsort(keys, kind="stable")
+            keys, c21, c12 = keys[order], c21[order], c12[order]
+        self._delta = _merge_sorted(*self._delta, keys, c21, c12)
+        if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
+            self._compact()
+        self.sentences_seen += int(counts.sentences)
+        self.pairs_seen += int(counts.pairs)
+        self._version += 1
+
+    def merge(self, other: TranslationModel) -> None:
+        """Add all of ``other``'s counts into this model (:meth:`add_counts` of :meth:`counts`)."""
+        self.add_counts(other.counts())
+
+    def clear_pending(self) -> None:
+        """Forget the pending counts (they are stored now)."""
+        self._clear_pending()
+
+    def adopt(self, other: TranslationModel) -> None:
+        """Become ``other`` (a merged model) in place, so references to this object see it; the
+        pending counts are cleared (they are in ``other``).  ``other`` must not be used after."""
+        version = max(self._version, other._version) + 1
+        vars(self).update(vars(other))
+        # A fresh version: the background cache is keyed by it and must not match the old model's.
+        self._version = version
+        self._bg = None
+        self._clear_pending()
 
     # -- serialization -------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -352,10 +499,11 @@ class TranslationModel:
         m = cls(meta["lang1"], meta["lang2"], uniform=meta["uniform"], smoothing=meta["smoothing"],
                 min_count=meta["min_count"], max_entries=meta["max_entries"])
         m.pairs_seen, m.sentences_seen, m._version = meta["pairs_seen"], meta["sentences_seen"], meta["version"]
-        for w in meta["words1"]:
-            m._add1(w)
-        for w in meta["words2"]:
-            m._add2(w)
+        m._words1, m._words2 = [NULL, *meta["words1"]], [NULL, *meta["words2"]]
+        m._index1 = dict(zip(m._words1, range(len(m._words1)), strict=True))
+        m._index2 = dict(zip(m._words2, range(len(m._words2)), strict=True))
+        if len(m._index1) != len(m._words1) or len(m._index2) != len(m._words2):
+            raise ValueError("translation model snapshot has a repeated word")
         m._grow()
         m._tot1, m._tot2 = arrays["tot1"].astype(np.float64), arrays["tot2"].astype(np.float64)
         m._uni1, m._uni2 = arrays["uni1"].astype(np.float64), arrays["uni2"].astype(np.float64)
@@ -380,6 +528,47 @@ class TranslationModel:
             self._words2.append(w)
         return g
 
+    def _clear_pending(self) -> None:
+        self._pmain = _empty_store()  # sorted, summed
+        self._pchunks: list[Store] = []  # each update's counts, merged into _pmain in bulk
+        self._pchunk_n = 0
+        self._ptot1 = np.zeros(len(self._words1))
+        self._ptot2 = np.zeros(len(self._words2))
+        self._puni1 = np.zeros(len(self._words1))
+        self._puni2 = np.zeros(len(self._words2))
+        self._psent = 0
+        self._ppairs = 0
+
+    def _add_pending(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
+        # An update only appends its counts (sorted, distinct keys); they are summed into the
+        # pending table past a quarter of it, so keeping them costs an update about its own size.
+        # The floor is high (6 MB of chunks) because a save that finds no other writer simply
+        # drops them: between two saves a crawl usually never pays for summing them.
+        self._pchunks.append((keys, c21, c12))
+        self._pchunk_n += len(keys)
+        if self._pchunk_n <= max(_PENDING_MIN, len(self._pmain[0]) // 4):
+            return
+        keys, c21, c12 = self._pending_table()
+        # Pending counts are exact while they are cleared every save interval.  Should they
+        # outgrow the model's own table (saves failing, a very long interval), entries below
+        # min_count go, as in the model's tables, their mass kept in c(e) through _ptot.
+        if self.min_count > 0 and len(keys) > max(_DELTA_MIN, self.num_entries):
+            keep = np.maximum(c21, c12) >= self.min_count
+            self._pmain = (keys[keep], c21[keep], c12[keep])
+
+    def _pending_table(self) -> Store:
+        """The pending counts as one sorted table (the appended updates summed in)."""
+        chunks = self._pchunks
+        if chunks:
+            # Pairwise merges of the sorted chunks (linear each, log2(chunks) rounds): cheaper
+            # than sorting their concatenation.
+            while len(chunks) > 1:
+                chunks = [_merge_sorted(*chunks[i], *chunks[i + 1]) if i + 1 < len(chunks) else chunks[i]
+                          for i in range(0, len(chunks), 2)]
+            self._pmain = _merge_sorted(*self._pmain, *chunks[0])
+            self._pchunks, self._pchunk_n = [], 0
+        return self._pmain
+
     def _grow(self) -> None:
         """Extend the per-word arrays to the vocabularies, identity links included."""
         n1, n2 = len(self._words1), len(self._words2)
@@ -389,16 +578,21 @@ class TranslationModel:
         pad = lambda a, n: np.concatenate([a, np.zeros(n - len(a))])  # noqa: E731
         self._tot1, self._uni1 = pad(self._tot1, n1), pad(self._uni1, n1)
         self._tot2, self._uni2 = pad(self._tot2, n2), pad(self._uni2, n2)
+        self._ptot1, self._puni1 = pad(self._ptot1, n1), pad(self._puni1, n1)
+        self._ptot2, self._puni2 = pad(self._ptot2, n2), pad(self._puni2, n2)
         self._same1 = np.concatenate([self._same1, np.full(n1 - old1, -1, np.int64)])
         self._same2 = np.concatenate([self._same2, np.full(n2 - old2, -1, np.int64)])
-        for e in range(old1, n1):
-            f = self._index2.get(self._words1[e], -1)
-            if f > 0:
-                self._same1[e], self._same2[f] = f, e
-        for f in range(old2, n2):
-            e = self._index1.get(self._words2[f], -1)
-            if e > 0:
-                self._same1[e], self._same2[f] = f, e
+        # New words of either side against the whole other vocabulary (one dictionary lookup per
+        # new word; a string is at most once per side, so the links are a partial bijection).
+        get2, get1 = self._index2.get, self._index1.get
+        f = np.array([get2(w, -1) for w in self._words1[old1:]], np.int64)
+        e = np.arange(old1, n1)[f > 0]
+        f = f[f > 0]
+        self._same1[e], self._same2[f] = f, e
+        e = np.array([get1(w, -1) for w in self._words2[old2:]], np.int64)
+        f = np.arange(old2, n2)[e > 0]
+        e = e[e > 0]
+        self._same1[e], self._same2[f] = f, e
 
     def _lookup(self, ukeys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Counts of sorted keys, summed over the main and delta tables."""
@@ -478,6 +672,27 @@ def _npz(arrays: dict[str, np.ndarray]) -> bytes:
 def _load_npz(data: bytes) -> dict[str, np.ndarray]:
     with np.load(io.BytesIO(data), allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
+
+
+def _map_words(words: Sequence[str], vocab: list[str], index: dict[str, int]) -> np.ndarray:
+    """Ids of ``words`` in a vocabulary, new words appended in order (as ``_add1`` would): one
+    dictionary lookup per word, no Python call per word."""
+    get = index.get
+    ids = np.array([get(w, -1) for w in words], np.int64)
+    new = np.flatnonzero(ids < 0)
+    if len(new):
+        added = [words[i] for i in new.tolist()]
+        if len(set(added)) != len(added):
+            raise ValueError("a vocabulary with a repeated word")
+        start = len(vocab)
+        vocab.extend(added)
+        index.update(zip(added, range(start, start + len(added)), strict=True))
+        ids[new] = np.arange(start, start + len(added))
+    # Each id once, or fancy-index += would add only one of two counts of the same word.
+    ordered = np.sort(ids)
+    if bool(np.any(ordered[1:] == ordered[:-1])):
+        raise ValueError("a vocabulary with a repeated word")
+    return ids
 
 
 def _empty_store() -> Store:

@@ -316,7 +316,8 @@ class ContentFilterPipeline(MatchingStage):
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
         self.filter = ContentFilter(runtime)
-        # One thread: the models are updated in it, so no lock is needed around them.
+        # One thread: the models are updated (and merged with other processes' training, in
+        # ModelRegistry.updated) in it, so no lock is needed around them.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
         runtime.before_resolve.append(self._sweep)
         runtime.after_resolve.append(self._sentences)

@@ -139,6 +139,26 @@ def test_model_state_survives_a_new_crawl_on_the_same_database(tmp_path):
     close2()
 
 
+def test_two_crawls_on_one_database_add_up_their_models_training(tmp_path, caplog):
+    """Two crawls (nodes) train en-fr at once; the second to close merges, nothing is lost."""
+    crawler1, runtime1, _run1, close1 = make_chain(tmp_path)
+    crawler2, runtime2, _run2, close2 = make_chain(tmp_path)
+    first, second = train(runtime1, times=2), train(runtime2, times=3)
+    n1, n2 = first.sentences_seen, second.sentences_seen
+    close1()
+    close2()
+    assert crawler1.stats.get_value("bitext/models/merges") is None
+    assert crawler2.stats.get_value("bitext/models/merges") == 1
+    assert crawler2.stats.get_value("bitext/models/merged_sentences") == n1
+    assert second.sentences_seen == n1 + n2  # the second crawl continued from both
+    with caplog.at_level("INFO", logger="bitext_spider.model_registry"):
+        _, runtime3, _run3, close3 = make_chain(tmp_path)
+        again = runtime3.models.get("en", "fr")
+    assert again.sentences_seen == n1 + n2 and again.pairs_seen == 5
+    assert f"translation model en-fr: resumed ({n1 + n2} sentence pairs seen)" in caplog.text
+    close3()
+
+
 def test_content_stage_can_be_turned_off(tmp_path):
     crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'o.db'}",
                                        "BITEXT_CONTENT_ENABLED": False})

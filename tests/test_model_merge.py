@@ -1,0 +1,395 @@
+"""Merging translation models: counts added across vocabularies (matchers/translation_model.py),
+the compare-and-set save of bitext_spider/model_registry.py, and two OS processes merging into one
+SQLite or PostgreSQL database at once without losing an update."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import time
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from pg_server import create_database, postgres_server
+
+from bitext_spider.model_registry import ModelRegistry
+from bitext_spider.store import ModelRecord, Store
+from matchers.translation_model import NULL, ModelCounts, TranslationModel
+
+Counts = dict[tuple[str, str], np.ndarray]
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _doc(rng: np.random.Generator, n: int, words: list[str], ident: list[str] = ()) -> list[tuple[list[str], list[str]]]:
+    """Sentence pairs: ``x`` translates as ``x.upper()``, order shuffled; ``ident`` tokens
+    (numbers, names) are the same string on both sides."""
+    out = []
+    for _ in range(n):
+        picked = rng.choice(words, size=int(rng.integers(2, 9))).tolist()
+        same = rng.choice(ident, size=int(rng.integers(0, 2))).tolist() if len(ident) else []
+        out.append((picked + same, [w.upper() for w in rng.permutation(picked).tolist()] + same))
+    return out
+
+
+def _entries(c: ModelCounts) -> Counts:
+    out: Counts = {}
+    for k, a, b in zip(c.keys.tolist(), c.c21.tolist(), c.c12.tolist(), strict=True):
+        out[(c.words1[k >> 32], c.words2[k & 0xFFFFFFFF])] = np.array([a, b])
+    return out
+
+
+def _per_word(c: ModelCounts) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    return ({w: np.array([c.tot1[i], c.uni1[i]]) for i, w in enumerate(c.words1)},
+            {w: np.array([c.tot2[i], c.uni2[i]]) for i, w in enumerate(c.words2)})
+
+
+def _combine(*parts: tuple[float, dict]) -> dict:
+    """``sum(sign * d)`` over dictionaries of arrays, keys united."""
+    out: dict = defaultdict(lambda: np.zeros(2))
+    for sign, d in parts:
+        for k, v in d.items():
+            out[k] = out[k] + sign * v
+    return dict(out)
+
+
+def _assert_same(got: dict, want: dict, rel: float = 1e-9) -> None:
+    keys = set(got) | set(want)
+    g = np.array([got.get(k, np.zeros(2)) for k in sorted(keys)])
+    w = np.array([want.get(k, np.zeros(2)) for k in sorted(keys)])
+    assert np.allclose(g, w, rtol=rel, atol=1e-12), np.abs(g - w).max()
+
+
+def _assert_model_has(m: TranslationModel, entries: Counts, per1: dict, per2: dict) -> None:
+    """``m``'s counts, totals, unigram and probabilities are those of the given counts."""
+    c = m.counts()
+    _assert_same(_entries(c), entries)
+    got1, got2 = _per_word(c)
+    _assert_same(got1, per1)
+    _assert_same(got2, per2)
+    # t(f|e) = (c(f,e) + lam * t0) / (c(e) + lam), t0 = 1 for identical strings: so identity links
+    # of words that arrived by the merge must be there too.
+    words1 = sorted(w for w in per1 if w != NULL)
+    words2 = sorted(w for w in per2 if w != NULL)
+    tab = m.local_tables(words1, words2, np.float64)
+    lam, u = m.smoothing, m.uniform
+    for i, e in enumerate([NULL, *words1]):
+        for j, f in enumerate(words2, 1):
+            t0 = 1.0 if e == f else u
+            c21 = entries.get((e, f), np.zeros(2))[0]
+            assert tab.t21[i, j] == pytest.approx((c21 + lam * t0) / (per1[e][0] + lam), rel=1e-9)
+    for i, e in enumerate(words1, 1):
+        for j, f in enumerate([NULL, *words2]):
+            t0 = 1.0 if e == f else u
+            c12 = entries.get((e, f), np.zeros(2))[1]
+            assert tab.t12[i, j] == pytest.approx((c12 + lam * t0) / (per2[f][0] + lam), rel=1e-9)
+
+
+# -- the model ----------------------------------------------------------------------------------
+def test_two_processes_pending_counts_added_to_their_common_base_equal_the_summed_counts() -> None:
+    rng = np.random.default_rng(3)
+    shared = [f"w{i}" for i in range(40)]
+    base = TranslationModel("xa", "xb", uniform=1e-3, min_count=0.0)
+    for _ in range(3):
+        base.update(_doc(rng, 15, shared, ["7"]))
+    snapshot = base.to_bytes()
+    a, b = TranslationModel.from_bytes(snapshot), TranslationModel.from_bytes(snapshot)
+    assert not a.has_pending and a.pending_counts().empty
+    # Disjoint training, new words of their own, met in opposite orders (so their ids differ),
+    # and identical tokens that are new to the model ("2024", "Zurich").
+    only_a = [f"a{i}" for i in range(30)]
+    only_b = [f"b{i}" for i in range(30)]
+    for _ in range(4):
+        a.update(_doc(rng, 12, shared + only_a, ["7", "2024"]), documents=2)
+    for _ in range(5):
+        b.update(_doc(rng, 10, list(reversed(shared + only_b)), ["Zurich", "2024"]))
+    assert a.pending_seen == (8, 48) and b.pending_seen == (5, 50)
+    merged = TranslationModel.from_bytes(snapshot)
+    merged.add_counts(a.pending_counts())
+    merged.add_counts(b.pending_counts())
+
+    ca, cb, c0 = a.counts(), b.counts(), base.counts()
+    entries = _combine((1, _entries(ca)), (1, _entries(cb)), (-1, _entries(c0)))
+    p1 = _combine((1, _per_word(ca)[0]), (1, _per_word(cb)[0]), (-1, _per_word(c0)[0]))
+    p2 = _combine((1, _per_word(ca)[1]), (1, _per_word(cb)[1]), (-1, _per_word(c0)[1]))
+    _assert_model_has(merged, entries, p1, p2)
+    assert merged.sentences_seen == a.sentences_seen + b.sentences_seen - base.sentences_seen
+    assert merged.pairs_seen == a.pairs_seen + b.pairs_seen - base.pairs_seen
+    assert merged.prob21("2024", "2024") > 0.3 and merged.prob12("Zurich", "Zurich") > 0.3
+    # The pending counts are copies: the processes' models are untouched, and a merge leaves
+    # the receiving model's own pending counts alone.
+    assert a.pending_seen == (8, 48) and not merged.has_pending
+    # Order does not matter.
+    other = TranslationModel.from_bytes(snapshot)
+    other.add_counts(b.pending_counts())
+    other.add_counts(a.pending_counts())
+    _assert_same(_entries(other.counts()), _entries(merged.counts()))
+
+
+def test_whole_models_with_different_word_ids_merge_to_the_summed_counts() -> None:
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(50)]
+    a = TranslationModel("xa", "xb", uniform=1e-3, min_count=0.0)
+    b = TranslationModel("xa", "xb", uniform=1e-3, min_count=0.0)
+    for _ in range(4):
+        a.update(_doc(rng, 15, words))
+        b.update(_doc(rng, 15, list(reversed(words)) + ["extra"]))
+    # "7" is a lang2 word only in a and a lang1 word only in b: the merge must link the two.
+    a.update([(["w1"], ["W1", "7"])])
+    b.update([(["w2", "7"], ["W2"])])
+    assert a._index1["w3"] != b._index1["w3"]  # the point: ids differ
+    ca, cb = a.counts(), b.counts()
+    entries = _combine((1, _entries(ca)), (1, _entries(cb)))
+    p1 = _combine((1, _per_word(ca)[0]), (1, _per_word(cb)[0]))
+    p2 = _combine((1, _per_word(ca)[1]), (1, _per_word(cb)[1]))
+    ab = TranslationModel.from_bytes(a.to_bytes())
+    ab.merge(b)
+    ba = TranslationModel.from_bytes(b.to_bytes())
+    ba.merge(a)
+    for m in (ab, ba):
+        _assert_model_has(m, entries, p1, p2)
+        assert m.sentences_seen == a.sentences_seen + b.sentences_seen
+        assert m._same1[m._index1["7"]] == m._index2["7"] and m._same2[m._index2["7"]] == m._index1["7"]
+    assert ab.score(["w3", "w4", "7"], ["W4", "7", "W3"]) == pytest.approx(
+        ba.score(["w3", "w4", "7"], ["W4", "7", "W3"]), rel=1e-9)
+    # A round trip keeps the merged model (the stored layout did not change).
+    again = TranslationModel.from_bytes(ab.to_bytes())
+    _assert_same(_entries(again.counts()), entries)
+    with pytest.raises(ValueError):
+        TranslationModel("xb", "xa").merge(a)
+
+
+def test_adopt_replaces_the_state_in_place_and_clears_the_pending_counts() -> None:
+    rng = np.random.default_rng(9)
+    words = [f"w{i}" for i in range(30)]
+    m = TranslationModel("xa", "xb", min_count=0.0)
+    m.update(_doc(rng, 10, words))
+    m.lexicon(["w1"], ["W1"])  # fills the background cache
+    other = TranslationModel.from_bytes(m.to_bytes())
+    other.update(_doc(rng, 10, words) + [(["new", "w1"], ["NEW", "W1"])])
+    want = _entries(other.counts())
+    seen = other.sentences_seen
+    m.adopt(other)
+    assert not m.has_pending and m.sentences_seen == seen
+    _assert_same(_entries(m.counts()), want)
+    assert "new" in m._index1
+    fresh = TranslationModel.from_bytes(m.to_bytes())
+    lex_m, lex_f = m.lexicon(["w1", "new"], ["W1", "NEW"]), fresh.lexicon(["w1", "new"], ["W1", "NEW"])
+    assert np.allclose(lex_m.bg1, lex_f.bg1) and np.allclose(lex_m.bg2, lex_f.bg2)  # no stale cache
+
+
+def test_pending_counts_that_outgrow_the_model_are_pruned_but_keep_their_mass(monkeypatch) -> None:
+    """Cleared at every save they stay exact; never cleared (saves failing) they are bounded."""
+    import matchers.translation_model as tm
+
+    monkeypatch.setattr(tm, "_DELTA_MIN", 50)
+    monkeypatch.setattr(tm, "_PENDING_MIN", 50)
+    words = [f"w{i}" for i in range(80)]
+    exact = TranslationModel("xa", "xb", uniform=1e-3, min_count=0.0)
+    bounded = TranslationModel("xa", "xb", uniform=1e-3)
+    for model in (exact, bounded):
+        rng = np.random.default_rng(11)
+        for _ in range(10):
+            model.update(_doc(rng, 20, words))
+    full, pruned = exact.pending_counts(), bounded.pending_counts()
+    assert len(pruned.keys) < 0.6 * len(full.keys)
+    assert len(full.keys) == exact.num_entries  # the fresh model's pending counts are all of it
+    # c(e), c(f) keep the dropped entries' mass, as the model's own tables do.
+    assert pruned.tot1.sum() == pytest.approx(bounded._tot1.sum(), rel=1e-12)
+    assert pruned.tot2.sum() == pytest.approx(bounded._tot2.sum(), rel=1e-12)
+    merged = TranslationModel("xa", "xb", uniform=1e-3)
+    merged.add_counts(pruned)
+    assert merged.prob21("W3", "w3") == pytest.approx(bounded.prob21("W3", "w3"), rel=1e-6)
+
+
+# -- the store and the registry -------------------------------------------------------------------
+def _sqlite(tmp_path) -> str:
+    return f"sqlite:///{tmp_path / 'models.db'}"
+
+
+def _check_compare_and_set(url: str) -> None:
+    store = Store(url)
+    try:
+        assert store.model_version("en", "fr") is None
+        assert store.replace_model(ModelRecord("en", "fr", 1, 10, b"one"), None)
+        assert not store.replace_model(ModelRecord("en", "fr", 2, 20, b"lost"), None)  # a row exists
+        assert not store.replace_model(ModelRecord("en", "fr", 2, 20, b"stale"), (9, 1))
+        assert store.replace_model(ModelRecord("en", "fr", 2, 20, b"two"), (10, 1))
+        assert not store.replace_model(ModelRecord("en", "fr", 3, 30, b"stale"), (10, 1))
+        row = store.model_row("en", "fr")
+        assert row is not None and (row.state, row.version) == (b"two", (20, 2))
+        assert store.load_model("en", "fr") == b"two"
+    finally:
+        store.close()
+
+
+def test_replace_model_is_a_compare_and_set(tmp_path) -> None:
+    _check_compare_and_set(_sqlite(tmp_path))
+
+
+def test_a_single_process_stores_its_model_as_it_is(tmp_path, caplog) -> None:
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(60)]
+    store = Store(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=0.0)
+    model = reg.get("fr", "en")
+    for _ in range(3):
+        model.update(_doc(rng, 10, words))
+        reg.updated("en", "fr")
+        # Nobody else wrote: the stored state is the in-memory model, bit for bit, as before.
+        assert store.load_model("en", "fr") == model.to_bytes()
+    assert reg.merges == 0 and not model.has_pending
+    assert reg.save_all() == 0  # nothing changed since
+    store.close()
+    store = Store(_sqlite(tmp_path))
+    with caplog.at_level("INFO", logger="bitext_spider.model_registry"):
+        again = ModelRegistry(store).get("en", "fr")
+    assert f"translation model en-fr: resumed ({model.sentences_seen} sentence pairs seen)" in caplog.text
+    assert again.to_bytes() == model.to_bytes()
+    store.close()
+
+
+def test_two_registries_on_one_database_add_their_training_and_continue_from_the_sum(tmp_path) -> None:
+    """Two crawls of one language pair, interleaved step by step: each save adds that crawl's
+    new counts, and a crawl that merged continues from everyone's training."""
+    rng = np.random.default_rng(2)
+    url = _sqlite(tmp_path)
+    stores = [Store(url), Store(url)]
+    regs = [ModelRegistry(s, save_interval=float("inf")) for s in stores]
+    seed = TranslationModel("en", "fr", min_count=0.0)  # no pruning: the sums can be compared
+    assert stores[0].replace_model(ModelRecord("en", "fr", 0, 0, seed.to_bytes()), None)
+    models = [r.get("en", "fr") for r in regs]
+    added: list[Counts] = []
+    sentences = 0
+    for step in range(6):
+        k = step % 2
+        vocab = [f"{'ab'[k]}{i}" for i in range(25)] + [f"w{i}" for i in range(25)]
+        models[k].update(_doc(rng, 8, vocab, ["42"]))
+        added.append(_entries(models[k].pending_counts()))
+        sentences += 8
+        regs[k].updated("en", "fr")
+        assert regs[k].save_all() == 1
+        # The saver's model is now the stored one: everything trained so far, by either.
+        stored = TranslationModel.from_bytes(stores[0].load_model("en", "fr"))
+        assert stored.sentences_seen == models[k].sentences_seen == sentences
+        _assert_same(_entries(models[k].counts()), _entries(stored.counts()))
+    _assert_same(_entries(stored.counts()), _combine(*((1, a) for a in added)))
+    assert stored.pairs_seen == 6
+    assert regs[0].merges == 2 and regs[1].merges == 3  # every save after the first found the other's
+    assert regs[1].merged_sentences == 3 * 8
+    for s in stores:
+        s.close()
+
+
+def test_a_failed_save_keeps_the_pending_counts_for_the_next(tmp_path, monkeypatch) -> None:
+    rng = np.random.default_rng(4)
+    store = Store(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=0.0)
+    model = reg.get("en", "fr")
+    model.update(_doc(rng, 5, ["a", "b", "c"]))
+
+    def fail(*_a, **_k):
+        raise RuntimeError("database away")
+
+    with monkeypatch.context() as m:
+        m.setattr(store, "replace_model", fail)
+        reg.updated("en", "fr")
+    assert model.has_pending and store.load_model("en", "fr") is None
+    assert reg.save_all() == 1
+    assert TranslationModel.from_bytes(store.load_model("en", "fr")).sentences_seen == 5
+    store.close()
+
+
+# -- two OS processes at once ----------------------------------------------------------------------
+K_UPDATES = 25
+N_SENTENCES = 12
+
+
+def _trainer(url: str, tag: int, barrier, out) -> None:
+    """Train the en-fr model K times and merge after each update, racing another process."""
+    store = Store(url)
+    reg = ModelRegistry(store, save_interval=0.0)
+    model = reg.get("en", "fr")
+    rng = np.random.default_rng(tag)
+    vocab = [f"p{tag}_{i}" for i in range(30)] + [f"w{i}" for i in range(30)]
+    # Compile the kernels and warm the connection first, so the two really race after the barrier.
+    TranslationModel("xx", "yy").update(_doc(rng, 2, vocab))
+    store.model_version("en", "fr")
+    barrier.wait(60)  # both loaded the same base: exactly one first save can be a plain write
+    added: list[ModelCounts] = []
+    tokens = [0, 0]
+    for _ in range(K_UPDATES):
+        pairs = _doc(rng, N_SENTENCES, vocab, [str(tag)])
+        model = reg.get("en", "fr")
+        model.update(pairs)
+        added.append(model.pending_counts())
+        tokens[0] += sum(len(a) for a, _ in pairs)
+        tokens[1] += sum(len(b) for _, b in pairs)
+        reg.updated("en", "fr")
+        assert not model.has_pending  # saved (and merged when the other wrote meanwhile)
+        # Pages arrive apart in a crawl; without a pause one process can take the SQLite lock
+        # for all its saves while the other's busy handler sleeps, and they would barely race.
+        time.sleep(0.01)
+    reg.save_all()
+    out.put((tag, tokens, reg.merges, model.sentences_seen, added))
+    print(f"trainer {tag}: {reg.merges} of {K_UPDATES} saves merged the other's training, "
+          f"{reg.lost_races} writes lost a race and were retried")
+    store.close()
+
+
+def _two_processes_merge(url: str) -> None:
+    store = Store(url)
+    seed = TranslationModel("en", "fr", min_count=0.0)  # no pruning: the sums can be compared
+    assert store.replace_model(ModelRecord("en", "fr", 0, 0, seed.to_bytes()), None)
+    ctx = mp.get_context("spawn")
+    barrier, out = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_trainer, args=(url, tag, barrier, out)) for tag in (1, 2)]
+    for p in procs:
+        p.start()
+    results = [out.get(timeout=240) for _ in procs]
+    for p in procs:
+        p.join(60)
+    assert [p.exitcode for p in procs] == [0, 0]
+    try:
+        row = store.model_row("en", "fr")
+        assert row is not None
+        m = TranslationModel.from_bytes(row.state)
+        total = 2 * K_UPDATES * N_SENTENCES
+        assert row.version == (total, 2 * K_UPDATES) == (m.sentences_seen, m.pairs_seen)
+        # No update lost: every token each process trained on is in the stored unigram, each
+        # target token's unit of expected count in c(e), every pending count in the table.
+        tok1 = sum(r[1][0] for r in results)
+        tok2 = sum(r[1][1] for r in results)
+        assert m._uni1.sum() == tok1 and m._uni2.sum() == tok2
+        assert m._tot1.sum() == pytest.approx(tok2, rel=1e-9)
+        assert m._tot2.sum() == pytest.approx(tok1, rel=1e-9)
+        _assert_same(_entries(m.counts()), _combine(*((1, _entries(c)) for r in results for c in r[4])))
+        assert {"p1_0", "p2_0", "w0"} <= set(m._index1) and m.prob21("2", "2") > 0.3
+        # The process that saved last continued from (and stored) everyone's training, and the
+        # process whose first save lost the race had to merge.
+        assert max(r[3] for r in results) == total
+        assert sum(r[2] for r in results) >= 1
+    finally:
+        store.close()
+
+
+def test_two_processes_merge_into_one_sqlite_database(tmp_path) -> None:
+    _two_processes_merge(_sqlite(tmp_path))
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    return create_database(pg_server)
+
+
+def test_replace_model_is_a_compare_and_set_on_postgresql(pg_url) -> None:
+    _check_compare_and_set(pg_url)
+
+
+def test_two_processes_merge_into_one_postgresql_database(pg_url) -> None:
+    _two_processes_merge(pg_url)
