@@ -56,12 +56,14 @@ def main() -> None:
         tmp = Path(tmpdir)
         seeds = tmp / "seeds.txt"
         lines = []
+        gold: set[frozenset[str]] = set()
         for i in range(a.sites):
             port = free_port()
             info = generate_site(tmp / f"site{i}", base_url=f"http://127.0.0.1:{port}", n_docs=a.docs,
                                  langs=("en", "fr"), seed=100 + i, coverage=1.0, extras=False)
             stack.enter_context(serve_site(tmp / f"site{i}", port=port))
             lines.append(f"{info.base_url}/")
+            gold |= {frozenset((g[1], g[3])) for g in info.gold}
         seeds.write_text("\n".join(lines) + "\n", encoding="utf-8")
         egg = build_egg(tmp)
         server = stack.enter_context(postgres_server())
@@ -70,8 +72,10 @@ def main() -> None:
             node.post("addversion.json", [("project", "bitext_spider"), ("version", "1")],
                       files={"egg": ("project.egg", egg.read_bytes())})
         print(f"{a.sites} sites x {a.docs} documents (en, fr); one PostgreSQL; nodes on this machine")
-        print("| nodes | wall s | pages | pages/s | pairs |")
-        print("|---|---|---|---|---|")
+        print("| nodes | wall s | pages | pages/s | pairs | pairs in the gold | pairs not in the one-node run "
+              "| model sentence pairs stored |")
+        print("|---|---|---|---|---|---|---|---|")
+        first: set[frozenset[str]] | None = None
         for n in (1, 2):
             db = create_database(server)
             t0 = time.perf_counter()
@@ -80,9 +84,13 @@ def main() -> None:
             wall = time.perf_counter() - t0
             store = Store(db, create=False)
             pages = sum(1 for _ in store.pages())
-            pairs = sum(1 for _ in store.pairs())
+            pairs = {frozenset((r.url1, r.url2)) for r in store.pairs()}
+            with store.engine.connect() as con:
+                seen = con.exec_driver_sql("select coalesce(sum(sentences_seen), 0) from translation_models").scalar()
             store.close()
-            print(f"| {n} | {wall:.1f} | {pages} | {pages / wall:.1f} | {pairs} |{'' if code == 0 else ' (a job failed)'}")
+            first = pairs if first is None else first
+            print(f"| {n} | {wall:.1f} | {pages} | {pages / wall:.1f} | {len(pairs)} | {len(pairs & gold)} "
+                  f"| {len(pairs - first)} | {seen} |{'' if code == 0 else ' (a job failed)'}")
 
 
 if __name__ == "__main__":
