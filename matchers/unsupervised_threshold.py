@@ -132,6 +132,28 @@ def alignment_cost(a: np.ndarray | Sequence[int], b: np.ndarray | Sequence[int])
     return int(Indel.distance(_diff_symbols(a), _diff_symbols(b)))
 
 
+@dataclass(frozen=True)
+class SequenceShape:
+    """What :func:`shape_features` needs of one page, computed once per page rather than once per
+    pair (a page takes part in many candidate pairs)."""
+
+    symbols: list[int]  # diff symbols: tags as they are, every text chunk one symbol
+    length: int  # M, tokens
+    text_length: float  # L
+
+
+def shape(tokens: np.ndarray | Sequence[int], text_len: float | None = None) -> SequenceShape:
+    arr = np.asarray(tokens, dtype=np.int64)
+    length = float(arr[arr > 0].sum()) if text_len is None else float(text_len)
+    return SequenceShape(_diff_symbols(arr), len(arr), length)
+
+
+def shape_features(a: SequenceShape, b: SequenceShape) -> PairFeatures:
+    """:func:`features` of two precomputed shapes (``a`` in the pair's first language)."""
+    w = int(Indel.distance(a.symbols, b.symbols))
+    return features_from_counts(w, a.length, b.length, a.text_length, b.text_length)
+
+
 def features(
     a: np.ndarray | Sequence[int],
     b: np.ndarray | Sequence[int],
@@ -144,11 +166,7 @@ def features(
     the sum of the text tokens (words) unless ``text_len_a``/``text_len_b`` give another length
     (e.g. characters, as in the paper); use one unit for all pairs of an estimate.
     """
-    arr_a = np.asarray(a, dtype=np.int64)
-    arr_b = np.asarray(b, dtype=np.int64)
-    l1 = float(arr_a[arr_a > 0].sum()) if text_len_a is None else float(text_len_a)
-    l2 = float(arr_b[arr_b > 0].sum()) if text_len_b is None else float(text_len_b)
-    return features_from_counts(alignment_cost(arr_a, arr_b), len(arr_a), len(arr_b), l1, l2)
+    return shape_features(shape(a, text_len_a), shape(b, text_len_b))
 
 
 def pair_key(site: str, lang_a: str, lang_b: str) -> tuple[str, str, str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -32,10 +31,12 @@ from matchers.page_content import PageContent
 from matchers.structure_threshold import scaled_limits, similarity
 from matchers.unsupervised_threshold import (
     PairFeatures,
+    SequenceShape,
     accept,
     enough_candidates,
     estimate_threshold,
-    features,
+    shape,
+    shape_features,
 )
 from pipelines.base import MatchingStage
 from pipelines.content_filter import maturity
@@ -113,13 +114,21 @@ class DecisionPipeline(MatchingStage):
         feats: dict[int, PairFeatures] = {}
         by_langs: dict[tuple[str, str], list[int]] = {}
         everything = rows + extra
+        shapes: dict[str, SequenceShape | None] = {}  # a page is in up to 5 candidates per language
+
+        def shape_of(url: str) -> SequenceShape | None:
+            if url not in shapes:
+                tokens = self._tokens(state, url)
+                shapes[url] = None if tokens is None else shape(tokens)
+            return shapes[url]
+
         for i, c in enumerate(everything):
             (l1, u1), (l2, u2) = sorted(((c.lang1, c.url1), (c.lang2, c.url2)))
-            ta, tb = self._tokens(state, u1), self._tokens(state, u2)
-            if ta is None or tb is None:
+            sa, sb = shape_of(u1), shape_of(u2)
+            if sa is None or sb is None:
                 continue
             try:
-                feats[i] = features(ta, tb)
+                feats[i] = shape_features(sa, sb)
             except ValueError:
                 continue
             by_langs.setdefault((l1, l2), []).append(i)
@@ -194,7 +203,7 @@ class DecisionPipeline(MatchingStage):
             )
             d = decide(evidence, cfg.content_required)
             scores["decision"] = {"score": d.score, "accepted": d.accepted, "terms": d.terms, "veto": d.veto,
-                                  "evidence": {k: v for k, v in asdict(evidence).items() if v not in (None, {}, "")}}
+                                  "evidence": {k: v for k, v in vars(evidence).items() if v not in (None, {}, "")}}
             decided.append((c, scores, d.score, d.accepted))
             counts["accepted" if d.accepted else "rejected"] += 1
             if is_new:
