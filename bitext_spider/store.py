@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, select, text
+from sqlalchemy import delete, select, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased
@@ -226,13 +226,8 @@ class Store:
                 )
 
     # -- writes -----------------------------------------------------------------------------
-    def write(self, records: list[Any]) -> None:
-        """Store pages and their candidates (three statements a batch) and model snapshots in one
-        transaction."""
-        models = [r for r in records if isinstance(r, ModelRecord)]
-        records = [r for r in records if not isinstance(r, ModelRecord)]
-        if models:
-            self.save_models(models)
+    def write(self, records: list[PageRecord]) -> None:
+        """Store pages and their candidates (three statements a batch) in one transaction."""
         if not records:
             return
         self._retrying(lambda: self._write_pages(records))
@@ -411,8 +406,6 @@ class Store:
     ) -> None:
         """Store the decision of each candidate: ``(id, url_a, lang_a, url_b, lang_b, score, scores,
         accepted)``; id < 0 for a pair not stored yet (inserted, or updated if it is by now)."""
-        from sqlalchemy import update
-
         new = [r for r in rows if r[0] < 0]
         if new:
             self.add_candidates(site_id, [(a, la, b, lb, score, scores) for _i, a, la, b, lb, score, scores, _ok in new])
@@ -420,33 +413,24 @@ class Store:
             rows = [r for r in rows if r[0] >= 0] + [
                 (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
             ]
-        if self._pg:  # one lock order for concurrent updaters
-            rows = sorted(rows, key=lambda r: r[0])
-
-        def run() -> None:
-            with Session(self.engine) as s, s.begin():
-                for i in range(0, len(rows), 500):
-                    s.execute(
-                        update(CandidateRow),
-                        [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7]))
-                         for r in rows[i : i + 500]],
-                    )
-
-        self._retrying(run)
+        self._update_candidate_rows(
+            [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7])) for r in rows]
+        )
 
     def update_candidates(self, rows: list[tuple[int, float, dict[str, Any]]]) -> None:
         """New ``(id, score, scores)`` for stored candidates."""
-        from sqlalchemy import update
+        self._update_candidate_rows([dict(id=r[0], score=float(r[1]), scores=r[2]) for r in rows])
 
-        if not rows:
+    def _update_candidate_rows(self, values: list[dict[str, Any]]) -> None:
+        """Bulk UPDATE of candidates by primary key, 500 a statement, in one transaction."""
+        if not values:
             return
-        rows = sorted(rows, key=lambda r: r[0])  # one lock order for concurrent updaters
+        values = sorted(values, key=lambda v: v["id"])  # one lock order for concurrent updaters
 
         def run() -> None:
             with Session(self.engine) as s, s.begin():
-                for i in range(0, len(rows), 500):
-                    s.execute(update(CandidateRow),
-                              [dict(id=r[0], score=float(r[1]), scores=r[2]) for r in rows[i : i + 500]])
+                for i in range(0, len(values), 500):
+                    s.execute(update(CandidateRow), values[i : i + 500])
 
         self._retrying(run)
 

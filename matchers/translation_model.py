@@ -180,7 +180,7 @@ class TranslationModel:
         self._delta = _empty_store()
         self._version = 0
         self._bg: tuple[int, np.ndarray, np.ndarray, float, float] | None = None
-        self._clear_pending()
+        self.clear_pending()
 
     # -- inspection ----------------------------------------------------------------------------
     @property
@@ -354,9 +354,7 @@ class TranslationModel:
         self._puni2 += tok2
         keep = (n21 != 0.0) | (n12 != 0.0)
         ukeys, n21, n12 = ukeys[keep], n21[keep], n12[keep]
-        self._delta = _merge_sorted(*self._delta, ukeys, n21, n12)
-        if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
-            self._compact()
+        self._absorb(ukeys, n21, n12)
         self._add_pending(ukeys, n21, n12)
         self.sentences_seen += len(pairs)
         self._psent += len(pairs)
@@ -436,9 +434,7 @@ class TranslationModel:
         if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             order = np.argsort(keys, kind="stable")
             keys, c21, c12 = keys[order], c21[order], c12[order]
-        self._delta = _merge_sorted(*self._delta, keys, c21, c12)
-        if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
-            self._compact()
+        self._absorb(keys, c21, c12)
         self.sentences_seen += int(counts.sentences)
         self.pairs_seen += int(counts.pairs)
         self._version += 1
@@ -446,10 +442,6 @@ class TranslationModel:
     def merge(self, other: TranslationModel) -> None:
         """Add all of ``other``'s counts into this model (:meth:`add_counts` of :meth:`counts`)."""
         self.add_counts(other.counts())
-
-    def clear_pending(self) -> None:
-        """Forget the pending counts (they are stored now)."""
-        self._clear_pending()
 
     def adopt(self, other: TranslationModel) -> None:
         """Become ``other`` (a merged model) in place, so references to this object see it; the
@@ -459,7 +451,7 @@ class TranslationModel:
         # A fresh version: the background cache is keyed by it and must not match the old model's.
         self._version = version
         self._bg = None
-        self._clear_pending()
+        self.clear_pending()
 
     # -- serialization -------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -528,7 +520,8 @@ class TranslationModel:
             self._words2.append(w)
         return g
 
-    def _clear_pending(self) -> None:
+    def clear_pending(self) -> None:
+        """Forget the pending counts (they are stored now)."""
         self._pmain = _empty_store()  # sorted, summed
         self._pchunks: list[Store] = []  # each update's counts, merged into _pmain in bulk
         self._pchunk_n = 0
@@ -538,6 +531,13 @@ class TranslationModel:
         self._puni2 = np.zeros(len(self._words2))
         self._psent = 0
         self._ppairs = 0
+
+    def _absorb(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
+        """Add sorted, distinct-key counts to the delta table, merged into the main one past an
+        eighth of it."""
+        self._delta = _merge_sorted(*self._delta, keys, c21, c12)
+        if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
+            self._compact()
 
     def _add_pending(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
         # An update only appends its counts (sorted, distinct keys); they are summed into the

@@ -37,7 +37,7 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
-from bitext_spider.store import SentenceRecord
+from bitext_spider.store import SentenceRecord, SiteCandidate
 from matchers.content_match import ContentMatch, length_difference, match_content
 from matchers.page_content import PageContent
 from matchers.page_index import CandidateSet, SiteIndex
@@ -200,20 +200,20 @@ class ContentFilter:
         self.models.updated(lang_a, lang_b)
 
     # -- at close -----------------------------------------------------------------------------
-    def rejudge_site(self, state: SiteState) -> tuple[int, int]:
+    def rejudge_site(self, state: SiteState, candidates: list[SiteCandidate]) -> list[SiteCandidate]:
         """Judge again, with the final model, the candidates a young model let through.
 
         While the model is young the required share is scaled down (the paper's "earlier filters
         stay strict"), so which wrong candidates get in depends on the order pages arrived in.
         Re-judging them with the now trained model makes the outcome what a trained model would
         have decided at arrival: a candidate below the share is dropped, as it would have been,
-        and the close sweep then looks for its page's translation on content.  Returns
-        (re-judged, dropped)."""
+        and the close sweep then looks for its page's translation on content.  Takes the site's
+        stored candidates and returns those still stored."""
         cfg = self.config
         store = self.runtime.store
         updates: list[tuple[int, float, dict[str, Any]]] = []
         dropped: list[int] = []
-        for c in store.site_candidates(state.site_id):
+        for c in candidates:
             judged = c.scores.get("content_maturity")
             if judged is None or judged >= 1.0:
                 continue
@@ -238,14 +238,16 @@ class ContentFilter:
         store.delete_candidates(dropped)
         self._count("rejudged_at_close", len(updates) + len(dropped))
         self._count("dropped_at_close", len(dropped))
-        return len(updates) + len(dropped), len(dropped)
+        gone = set(dropped)
+        return [c for c in candidates if c.id not in gone]
 
-    def sweep_site(self, state: SiteState) -> int:
-        """Content-only candidates for pages left without one in a language, with the final models."""
+    def sweep_site(self, state: SiteState, candidates: list[SiteCandidate]) -> int:
+        """Content-only candidates for pages left without one in a language (among the site's
+        stored ``candidates``), with the final models."""
         index = state.index
         store = self.runtime.store
         has: set[tuple[str, str]] = set()
-        for c in store.site_candidates(state.site_id):
+        for c in candidates:
             has.add((c.url1, c.lang2))
             has.add((c.url2, c.lang1))
         taken = _Taken(index, has)
@@ -346,8 +348,8 @@ class ContentFilterPipeline(MatchingStage):
         return item
 
     def _sweep(self, state: SiteState) -> None:
-        self.filter.rejudge_site(state)
-        self.filter.sweep_site(state)
+        candidates = self.runtime.store.site_candidates(state.site_id)
+        self.filter.sweep_site(state, self.filter.rejudge_site(state, candidates))
         self._publish()
 
     def _sentences(self, state: SiteState) -> None:

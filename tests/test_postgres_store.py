@@ -149,8 +149,8 @@ def test_values_postgresql_would_reject_are_stored(pg_url):
 def test_models_are_upserted(pg_url):
     store = Store(pg_url)
     try:
-        store.write([ModelRecord("en", "fr", 1, 10, b"one"), ModelRecord("en", "fr", 2, 20, b"two"),
-                     ModelRecord("de", "en", 1, 5, b"de")])
+        store.save_models([ModelRecord("en", "fr", 1, 10, b"one"), ModelRecord("en", "fr", 2, 20, b"two"),
+                          ModelRecord("de", "en", 1, 5, b"de")])
         store.save_models([ModelRecord("en", "fr", 3, 30, b"three")])
         assert store.load_model("en", "fr") == b"three"
         assert store.load_model("de", "en") == b"de"
