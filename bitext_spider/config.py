@@ -73,6 +73,9 @@ class BitextConfig:
     # Aligned pairs whose share reaches this train the model (one pair per page and language).
     content_train_min_share: float = 0.50
     content_model_save_interval: float = 30.0
+    # Fold this crawl's sites' training into the stored models at close (bitext schedule turns it
+    # off on its nodes and folds once every job has ended; bitext_spider.model_registry).
+    content_model_fold: bool = True
     # Paragraph text on at least this many pages (and this share of the site) is boilerplate.
     boilerplate_min_pages: int = 3
     boilerplate_min_share: float = 0.20
@@ -123,6 +126,7 @@ class BitextConfig:
         "content_rescue_max_length_diff": "BITEXT_CONTENT_RESCUE_MAX_LENGTH_DIFF",
         "content_train_min_share": "BITEXT_CONTENT_TRAIN_MIN_SHARE",
         "content_model_save_interval": "BITEXT_CONTENT_MODEL_SAVE_INTERVAL",
+        "content_model_fold": "BITEXT_CONTENT_MODEL_FOLD",
         "boilerplate_min_pages": "BITEXT_BOILERPLATE_MIN_PAGES",
         "boilerplate_min_share": "BITEXT_BOILERPLATE_MIN_SHARE",
         "dictionary": "BITEXT_DICTIONARY",

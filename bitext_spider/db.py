@@ -5,7 +5,9 @@ language, sizes, tag sequence, main-content paragraphs and outgoing links), ``ca
 pairs that passed every filter, with each filter's score), ``pairs`` (the one-to-one resolution of
 the candidates), ``sentences`` (the aligned sentence pairs of every candidate the content filter
 accepted; exports keep those of final pairs) and ``translation_models`` (the incremental EM
-translation model of each language pair, so a resumed or repeated crawl continues from it).
+translation model of each language pair, so a resumed or repeated crawl continues from it) and
+``site_models`` (each site's own training of a crawl, added to ``translation_models`` when the
+crawl or ``bitext schedule`` folds it; see ``bitext_spider.model_registry``).
 Uniqueness is enforced by the database (``pages.url``; one row per page pair), and rows are
 inserted with ``ON CONFLICT DO NOTHING`` so a resumed or repeated crawl adds no duplicates, and
 several processes can write to one PostgreSQL database at once (see docs/deploy.md).
@@ -152,6 +154,21 @@ class TranslationModelRow(Base):
     __tablename__ = "translation_models"
     __table_args__ = (UniqueConstraint("lang1", "lang2", name="uq_model_langs"),)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    lang1: Mapped[str] = mapped_column(String(16))
+    lang2: Mapped[str] = mapped_column(String(16))
+    pairs_seen: Mapped[int] = mapped_column(Integer, default=0)
+    sentences_seen: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SiteModelRow(Base):
+    """One site's training of a language pair's model not yet folded into ``translation_models``:
+    the expected counts as a model snapshot (``min_count`` 0, so nothing is pruned)."""
+
+    __tablename__ = "site_models"
+    __table_args__ = (UniqueConstraint("site_id", "lang1", "lang2", name="uq_site_model"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    site_id: Mapped[int] = mapped_column(ForeignKey("sites.id"))
     lang1: Mapped[str] = mapped_column(String(16))
     lang2: Mapped[str] = mapped_column(String(16))
     pairs_seen: Mapped[int] = mapped_column(Integer, default=0)

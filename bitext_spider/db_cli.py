@@ -2,6 +2,9 @@
 
     bitext db upgrade  [--db URL] [--revision REV]   create the schema or apply pending migrations
     bitext db current  [--db URL]                    print the database's revision and the newest one
+    bitext db fold     [--db URL]                    fold the sites' saved training into the translation
+                                                     models (what a crawl or ``bitext schedule`` does at
+                                                     its end; for a run that ended early)
     bitext db revision -m MESSAGE [--db URL] [--autogenerate]
                                                      write a new revision file (for developers;
                                                      --autogenerate diffs the models against --db)
@@ -44,6 +47,13 @@ def cmd_current(args: argparse.Namespace) -> int:
     return 0 if current == head else 1
 
 
+def cmd_fold(args: argparse.Namespace) -> int:
+    from bitext_spider.schedule import fold_models
+
+    print(f"folded {fold_models(_url(args.db))} site models into the translation models")
+    return 0
+
+
 def cmd_revision(args: argparse.Namespace) -> int:
     from alembic import command
 
@@ -65,6 +75,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     cur = dbsub.add_parser("current", help="print the database's revision; exit 1 when behind")
     cur.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     cur.set_defaults(func=cmd_current)
+    fold = dbsub.add_parser("fold", help="fold the sites' saved training into the translation models")
+    fold.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
+    fold.set_defaults(func=cmd_fold)
     rev = dbsub.add_parser("revision", help="write a new migration script (developers)")
     rev.add_argument("-m", "--message", required=True)
     rev.add_argument("--db", default=DEFAULT_DB, help="database to diff against with --autogenerate")

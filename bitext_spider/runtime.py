@@ -131,6 +131,25 @@ class BitextRuntime:
                 logger.exception("site %s: %s failed", state.key, getattr(step, "__qualname__", step))
                 self.stats.inc_value("bitext/errors/close_step")
 
+    def _save_models(self) -> None:
+        """Store each site's training, then fold it into the language pairs' models."""
+        try:
+            saved = self.models.save_all()
+            if self.config.content_model_fold:
+                self.models.fold([s.site_id for s in self.sites.values()])
+        except Exception:
+            # The pages and pairs are stored; unfolded training waits in site_models (bitext db fold).
+            logger.exception("saving the translation models failed")
+            self.stats.inc_value("bitext/errors/models")
+            return
+        if saved:
+            logger.info("saved the training of %d site models", saved)
+        if self.models.saves:
+            self.stats.set_value("bitext/models/saved", self.models.saves)
+        if self.models.folded_sites:
+            self.stats.set_value("bitext/models/folded_sites", self.models.folded_sites)
+            self.stats.set_value("bitext/models/folded_sentences", self.models.folded_sentences)
+
     def close(self) -> None:
         """Flush pending writes and resolve every site's pairs (idempotent)."""
         if self._closed:
@@ -140,9 +159,6 @@ class BitextRuntime:
         self.models.stop_snapshots()
         self.writer.flush()
         self.writer.close()
-        # Merge the models into the database before the close steps (no update runs any more),
-        # so that they judge with other processes' training too; a step that trains is saved below.
-        saved = self.models.save_all()
         total: Counter[str] = Counter()
         for state in self.sites.values():
             self._run_steps(self.before_resolve, state)
@@ -150,14 +166,7 @@ class BitextRuntime:
             total.update(by_langs)
             logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
             self._run_steps(self.after_resolve, state)
-        saved += self.models.save_all()
-        if saved:
-            logger.info("saved %d translation models", saved)
-        if self.models.merges:
-            logger.info("translation models: %d saves merged %d sentence pairs trained by other processes",
-                        self.models.merges, self.models.merged_sentences)
-            self.stats.set_value("bitext/models/merges", self.models.merges)
-            self.stats.set_value("bitext/models/merged_sentences", self.models.merged_sentences)
+        self._save_models()
         self.stats.set_value("bitext/pairs", sum(total.values()))
         for langs, n in sorted(total.items()):
             self.stats.set_value(f"bitext/pairs/{langs}", n)

@@ -6,8 +6,12 @@
 A site is never split across nodes (its pages are compared with each other), so the unit of work
 is the site: sites go to the node with the fewest sites so far, in seeds-file order. Each node
 gets one job whose ``seeds`` argument lists its sites inline (``;`` between sites, spaces between
-one site's hosts). All jobs write to the same database (``--db``; PostgreSQL for several nodes),
-so the result is the single-node run's. While the jobs run a progress line is printed; at the end
+one site's hosts). All jobs write to the same database (``--db``; PostgreSQL for several nodes).
+A site's pairs depend only on its own pages and the translation models stored when its job first
+read them (``bitext_spider.model_registry``), so the result is the single-node run's: with
+``--db`` the jobs keep their sites' training apart (``BITEXT_CONTENT_MODEL_FOLD=False``) and this
+command folds it into the stored models once every job has ended, so that no job reads a model
+another job of the same run has already changed. While the jobs run a progress line is printed; at the end
 one line per node: its job, sites, pages and pairs (counted in the database when ``--db`` is
 given, else read from the job's log) and whether the job failed (the spider's ``bitext job failed``
 error line or ``bitext/failed`` stat, or a finish reason other than ``finished``; docs/deploy.md).
@@ -104,6 +108,7 @@ def schedule(
             fields.append(("langs", langs))
         if db:
             fields.append(("setting", f"BITEXT_DB_URL={db}"))
+            fields.append(("setting", "BITEXT_CONTENT_MODEL_FOLD=False"))
         fields += [("setting", s) for s in settings or []]
         shard.job = _call(shard.node, "schedule.json", fields)["jobid"]
         shard.state = "pending"
@@ -131,7 +136,21 @@ def schedule(
     if db:
         # The database is the record whatever the jobs' LOG_LEVEL: pages and pairs of each shard's sites.
         _counts_from_db(db, shards)
+        folded = fold_models(db)
+        print(f"bitext: folded {folded} site models into the translation models", file=out)
     return shards
+
+
+def fold_models(db: str) -> int:
+    """Fold every site's saved training into the stored translation models (``bitext db fold``)."""
+    from bitext_spider.model_registry import ModelRegistry
+    from bitext_spider.store import Store
+
+    store = Store(db)
+    try:
+        return ModelRegistry(store).fold()
+    finally:
+        store.close()
 
 
 def _counts_from_db(db: str, shards: list[Shard]) -> None:

@@ -14,7 +14,7 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +29,7 @@ from bitext_spider.db import (
     PageRow,
     PairRow,
     SentenceRow,
+    SiteModelRow,
     SiteRow,
     TranslationModelRow,
     make_engine,
@@ -81,6 +82,17 @@ class StoredModel:
     @property
     def version(self) -> tuple[int, int]:
         return self.sentences_seen, self.pairs_seen
+
+
+@dataclass
+class StoredSiteModel:
+    """A site's unfolded training of a language pair (a ``site_models`` row)."""
+
+    site_id: int
+    site_key: str
+    lang1: str
+    lang2: str
+    model: StoredModel
 
 
 @dataclass
@@ -137,6 +149,10 @@ def _insert(engine: Engine, table: Any) -> Any:
     else:
         from sqlalchemy.dialects.sqlite import insert
     return insert(table)
+
+
+class _Changed(Exception):
+    """A row changed since it was read: the transaction is rolled back."""
 
 
 # PostgreSQL errors after which the whole transaction is simply run again: deadlock (two writers
@@ -319,35 +335,96 @@ class Store:
         """Store ``record`` only if the stored model still has the version ``expected``
         (``(sentences_seen, pairs_seen)``; ``None``: no row yet).  Returns whether it was written.
 
-        A compare-and-set for merging writers (``bitext_spider.model_registry``): each write adds
+        A compare-and-set for folding writers (``bitext_spider.model_registry``): each write adds
         counts, so the version only grows and a row read at ``expected`` is unchanged as long as
         the version is.  The condition is checked by the database under the row's write lock
         (SQLite: the database lock; PostgreSQL re-checks the WHERE on the latest row version after
         waiting for a concurrent updater), so two processes cannot both write on the same read.
         """
+        def run() -> bool:
+            with Session(self.engine) as s, s.begin():
+                return self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected)
+
+        return bool(self._retrying(run))
+
+    def _compare_and_set(
+        self, s: Session, table: Any, key: dict[str, Any], record: ModelRecord, expected: tuple[int, int] | None
+    ) -> bool:
+        """Write ``record`` into the row of ``key`` + its languages if its version is ``expected``."""
+        key = dict(key, lang1=record.lang1, lang2=record.lang2)
         values = dict(pairs_seen=record.pairs_seen, sentences_seen=record.sentences_seen, state=record.state)
         if expected is None:
             stmt = (
-                _insert(self.engine, TranslationModelRow.__table__)
-                .values(lang1=record.lang1, lang2=record.lang2, **values)
-                .on_conflict_do_nothing(index_elements=["lang1", "lang2"])
+                _insert(self.engine, table)
+                .values(**key, **values)
+                .on_conflict_do_nothing(index_elements=list(key))
                 # Whether a row went in: SQLAlchemy runs a single-row INSERT with RETURNING on
                 # PostgreSQL, whose rowcount is then -1, so it is asked for explicitly.
-                .returning(TranslationModelRow.__table__.c.id)
+                .returning(table.c.id)
             )
-        else:
-            t = TranslationModelRow.__table__
-            stmt = (
-                t.update()
-                .where(t.c.lang1 == record.lang1, t.c.lang2 == record.lang2,
-                       t.c.sentences_seen == expected[0], t.c.pairs_seen == expected[1])
-                .values(**values)
-            )
+            return s.execute(stmt).first() is not None
+        cond = [table.c[k] == v for k, v in key.items()]
+        stmt = (
+            table.update()
+            .where(*cond, table.c.sentences_seen == expected[0], table.c.pairs_seen == expected[1])
+            .values(**values)
+        )
+        return s.execute(stmt).rowcount == 1
 
+    # -- each site's training, until it is folded into the models ------------------------------
+    def site_model_row(self, site_id: int, lang1: str, lang2: str) -> StoredModel | None:
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(SiteModelRow.state, SiteModelRow.pairs_seen, SiteModelRow.sentences_seen).where(
+                    SiteModelRow.site_id == site_id, SiteModelRow.lang1 == lang1, SiteModelRow.lang2 == lang2
+                )
+            ).one_or_none()
+        return None if row is None else StoredModel(row[0], int(row[1]), int(row[2]))
+
+    def replace_site_model(self, site_id: int, record: ModelRecord, expected: tuple[int, int] | None) -> bool:
+        """:meth:`replace_model` for a site's row of ``site_models``."""
         def run() -> bool:
             with Session(self.engine) as s, s.begin():
-                result = s.execute(stmt)
-                return result.first() is not None if expected is None else result.rowcount == 1
+                return self._compare_and_set(s, SiteModelRow.__table__, {"site_id": site_id}, record, expected)
+
+        return bool(self._retrying(run))
+
+    def site_models(self, site_ids: Collection[int] | None = None) -> list[StoredSiteModel]:
+        """Unfolded site training (of ``site_ids``, or all), by language pair and site key."""
+        q = select(
+            SiteModelRow.site_id, SiteRow.key, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
+            SiteModelRow.pairs_seen, SiteModelRow.sentences_seen,
+        ).join(SiteRow, SiteRow.id == SiteModelRow.site_id)
+        if site_ids is not None:
+            q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
+        with Session(self.engine) as s:
+            rows = s.execute(q).all()
+        out = [StoredSiteModel(r[0], r[1], r[2], r[3], StoredModel(r[4], int(r[5]), int(r[6]))) for r in rows]
+        return sorted(out, key=lambda m: (m.lang1, m.lang2, m.site_key))
+
+    def fold_site_models(
+        self, record: ModelRecord, expected: tuple[int, int] | None, folded: list[StoredSiteModel]
+    ) -> bool:
+        """In one transaction: write the model ``record`` (compare-and-set on ``expected``) and
+        delete the site rows ``folded`` it includes, each only if unchanged since read.  Returns
+        whether it happened; if any condition fails nothing is written."""
+        t = SiteModelRow.__table__
+
+        def run() -> bool:
+            try:
+                with Session(self.engine) as s, s.begin():
+                    if not self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected):
+                        return False
+                    for m in folded:
+                        gone = s.execute(delete(t).where(
+                            t.c.site_id == m.site_id, t.c.lang1 == m.lang1, t.c.lang2 == m.lang2,
+                            t.c.sentences_seen == m.model.sentences_seen, t.c.pairs_seen == m.model.pairs_seen,
+                        ))
+                        if gone.rowcount != 1:
+                            raise _Changed  # rolls the model write back too
+                    return True
+            except _Changed:
+                return False
 
         return bool(self._retrying(run))
 

@@ -89,13 +89,15 @@ class ContentFilter:
         self.counts[key] = self.counts.get(key, 0) + n
 
     # -- at arrival ---------------------------------------------------------------------------
-    def filter_page(self, index: SiteIndex, content: PageContent, candidates: list[CandidateSet]) -> None:
+    def filter_page(
+        self, site_id: int, index: SiteIndex, content: PageContent, candidates: list[CandidateSet]
+    ) -> None:
         cfg = self.config
         by_lang = {c.lang: c for c in candidates}
         rejected: set[tuple[str, int]] = set()  # candidates content turned down: not rescued
         best: dict[str, tuple[float, ContentMatch]] = {}
         for cand in candidates:
-            model = self.models.get(content.lang, cand.lang)
+            model = self.models.get(content.lang, cand.lang, site_id)
             others = index.index(cand.lang).content
             n = len(cand)
             share, mean = np.full(n, np.nan), np.full(n, np.nan)
@@ -127,7 +129,7 @@ class ContentFilter:
                 lang for lang in index.languages
                 if lang != content.lang and not (lang in by_lang and len(by_lang[lang]))
             ]
-            for lang, found in self._rescue(index, content, empty, rejected).items():
+            for lang, found in self._rescue(site_id, index, content, empty, rejected).items():
                 rows, share, mean, matches = found
                 cand = by_lang.get(lang)
                 if cand is None:
@@ -143,10 +145,11 @@ class ContentFilter:
                         best[lang] = (float(score[k]), m)
         for lang, (_score, m) in best.items():
             if m.share >= cfg.content_train_min_share:
-                self._train(content.lang, lang, m)
+                self._train(site_id, content.lang, lang, m)
 
     def _rescue(
-        self, index: SiteIndex, content: PageContent, langs: list[str], exclude: Container[tuple[str, int]]
+        self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
+        exclude: Container[tuple[str, int]],
     ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, list[ContentMatch]]]:
         """Pages of ``langs`` that only content can pair with ``content``'s page: the closest in
         main-content length, not in ``exclude`` (language, row), under the rescue share."""
@@ -156,7 +159,7 @@ class ContentFilter:
             return out
         for lang in langs:
             lindex = index.index(lang)
-            model = self.models.get(content.lang, lang)
+            model = self.models.get(content.lang, lang, site_id)
             if not is_mature(model, cfg.content_mature_sentences):
                 continue
             diff = length_difference(content.length, lindex.content_length.view())
@@ -189,15 +192,15 @@ class ContentFilter:
         cfg = self.config
         return match_content(model, a, b, cfg.content_sentence_threshold, cfg.content_min_sentences)
 
-    def _train(self, lang_a: str, lang_b: str, match: ContentMatch) -> None:
-        model = self.models.get(lang_a, lang_b)
+    def _train(self, site_id: int, lang_a: str, lang_b: str, match: ContentMatch) -> None:
+        model = self.models.trainable(lang_a, lang_b, site_id)
         pairs = match.training_pairs(self.config.content_sentence_threshold)
         if not pairs:
             return
         model.update(pairs)
         self._count("model_updates")
         self._count("model_sentences", len(pairs))
-        self.models.updated(lang_a, lang_b)
+        self.models.updated(lang_a, lang_b, site_id)
 
     # -- at close -----------------------------------------------------------------------------
     def rejudge_site(self, state: SiteState, candidates: list[SiteCandidate]) -> list[SiteCandidate]:
@@ -217,7 +220,7 @@ class ContentFilter:
             judged = c.scores.get("content_maturity")
             if judged is None or judged >= 1.0:
                 continue
-            model = self.models.get(c.lang1, c.lang2)
+            model = self.models.get(c.lang1, c.lang2, state.site_id)
             if not is_mature(model, cfg.content_mature_sentences):
                 continue  # no better judge than the one that ruled
             a, b = state.index.content(c.url1), state.index.content(c.url2)
@@ -260,7 +263,7 @@ class ContentFilter:
                 missing = [o for o in index.languages if o != lang and (url, o) not in has]
                 if content is None or not missing:
                     continue
-                for other, (rows, share, mean, _m) in self._rescue(index, content, missing, taken).items():
+                for other, (rows, share, mean, _m) in self._rescue(state.site_id, index, content, missing, taken).items():
                     for k, r in enumerate(rows.tolist()):
                         other_url = index.index(other).urls[r]
                         key = frozenset((url, other_url))
@@ -283,7 +286,7 @@ class ContentFilter:
             a, b = state.index.content(url1), state.index.content(url2)
             if a is None or b is None:
                 continue
-            model = self.models.get(lang1, lang2)
+            model = self.models.get(lang1, lang2, state.site_id)
             m = match_content(model, a, b, cfg.content_sentence_threshold)
             if m is None:
                 continue
@@ -337,9 +340,10 @@ class ContentFilterPipeline(MatchingStage):
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.content is None or not item.eligible:
             return item
-        index = self.runtime.sites[item.site].index
+        state = self.runtime.sites[item.site]
         cpu = await asyncio.get_running_loop().run_in_executor(
-            self._executor, _timed, self.filter.filter_page, index, item.content, item.candidates
+            self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
+            item.candidates,
         )
         self.stats.inc_value("bitext/time/content_cpu_ms", int(cpu * 1000))
         item.candidates = [c for c in item.candidates if len(c)]

@@ -159,7 +159,7 @@ class DecisionPipeline(MatchingStage):
                 failed = not ok
                 sim = (1.0 - f.p_d) if ok else None
             a_content, b_content = index.content(c.url1), index.content(c.url2)
-            model = self.runtime.models.get(c.lang1, c.lang2)
+            model = self.runtime.models.get(c.lang1, c.lang2, state.site_id)
             share = scores.get("content_share")
             too_little = False
             if not cfg.content_enabled:

@@ -10,6 +10,7 @@ from scrapy.utils.test import get_crawler
 from test_pipelines import EN_A, FR_A, SITE, item, page_html
 
 from bitext_spider.runtime import BitextRuntime
+from bitext_spider.seeds import Site
 from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store import Store
 from matchers.word_tokens import word_tokens
@@ -56,13 +57,17 @@ def make_chain(tmp_path, **settings):
     return crawler, runtime, run, close
 
 
+def site_id(runtime):
+    return runtime.sites[SITE.key].site_id
+
+
 def train(runtime, times=3):
-    """Teach the en-fr model the test texts' sentences (what earlier accepted pairs would do)."""
-    model = runtime.models.get("en", "fr")
+    """Teach the site's en-fr model the test texts' sentences (what earlier accepted pairs would do)."""
+    model = runtime.models.trainable("en", "fr", site_id(runtime))
     pairs = [(word_tokens(e), word_tokens(f)) for e, f in zip(EN_A, FR_A, strict=True)]
     for _ in range(times):
         model.update(pairs)
-    runtime.models.updated("en", "fr")
+    runtime.models.updated("en", "fr", site_id(runtime))
     return model
 
 
@@ -127,12 +132,13 @@ def test_untrained_model_does_not_pair_on_content_alone(tmp_path):
 
 
 def test_model_state_survives_a_new_crawl_on_the_same_database(tmp_path):
-    _, runtime, _run, close = make_chain(tmp_path)
+    crawler, runtime, _run, close = make_chain(tmp_path)
     model = train(runtime)
     seen = model.sentences_seen
     close()
+    assert crawler.stats.get_value("bitext/models/folded_sentences") == seen
     _, runtime2, _run2, close2 = make_chain(tmp_path)
-    again = runtime2.models.get("fr", "en")
+    again = runtime2.models.get("fr", "en", site_id(runtime2))
     assert again.sentences_seen == seen and again.lang1 == "en"
     assert again.score(word_tokens(EN_A[1]), word_tokens(FR_A[1])) == pytest.approx(
         model.score(word_tokens(EN_A[1]), word_tokens(FR_A[1])))
@@ -140,23 +146,68 @@ def test_model_state_survives_a_new_crawl_on_the_same_database(tmp_path):
 
 
 def test_two_crawls_on_one_database_add_up_their_models_training(tmp_path, caplog):
-    """Two crawls (nodes) train en-fr at once; the second to close merges, nothing is lost."""
+    """Two crawls (nodes) train en-fr at once: each judges with its own training only, and the
+    stored model ends up with both, whatever the order they close in."""
     crawler1, runtime1, _run1, close1 = make_chain(tmp_path)
     crawler2, runtime2, _run2, close2 = make_chain(tmp_path)
     first, second = train(runtime1, times=2), train(runtime2, times=3)
     n1, n2 = first.sentences_seen, second.sentences_seen
     close1()
     close2()
-    assert crawler1.stats.get_value("bitext/models/merges") is None
-    assert crawler2.stats.get_value("bitext/models/merges") == 1
-    assert crawler2.stats.get_value("bitext/models/merged_sentences") == n1
-    assert second.sentences_seen == n1 + n2  # the second crawl continued from both
+    assert crawler1.stats.get_value("bitext/models/folded_sentences") == n1
+    assert crawler2.stats.get_value("bitext/models/folded_sentences") == n2
+    assert second.sentences_seen == n2  # the second crawl's decisions never saw the first's training
     with caplog.at_level("INFO", logger="bitext_spider.model_registry"):
         _, runtime3, _run3, close3 = make_chain(tmp_path)
-        again = runtime3.models.get("en", "fr")
+        again = runtime3.models.get("en", "fr", site_id(runtime3))
     assert again.sentences_seen == n1 + n2 and again.pairs_seen == 5
     assert f"translation model en-fr: resumed ({n1 + n2} sentence pairs seen)" in caplog.text
     close3()
+
+
+def test_a_site_judges_with_its_own_training_only(tmp_path):
+    """What makes a site's pairs independent of the sites sharing its process or node: another
+    site's training is not in its model, neither at arrival nor at close, until it is folded."""
+    other = Site("o.test", ("http://o.test/",), frozenset({"o.test"}))
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10,
+                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3)
+    runtime.open_site(other)
+    train(runtime)  # SITE's model is trained; o.test's is not
+    o_id = runtime.sites[other.key].site_id
+    assert runtime.models.get("en", "fr", o_id).sentences_seen == 0
+    for url, html in (("http://o.test/en/a", page_html("en", EN_A)), ("http://o.test/fr/a", other_template("fr", FR_A))):
+        it = item(url, html)
+        it.site = other.key
+        run(it)
+    # The same pages paired on content in SITE (test above); o.test's untrained model cannot.
+    assert not crawler.stats.get_value("bitext/content/rescued")
+    close()
+    assert crawler.stats.get_value("bitext/pairs") == 0
+    store = Store(runtime.config.db_url, create=False)
+    assert store.model_row("en", "fr").sentences_seen == 12  # SITE's training, folded at close
+    store.close()
+
+
+def test_a_killed_crawl_resumes_with_its_sites_saved_training(tmp_path):
+    """Saved but never folded (the crawl was killed): the resumed site starts from it."""
+    crawler, runtime, _run, _close = make_chain(tmp_path, BITEXT_CONTENT_MODEL_SAVE_INTERVAL=0)
+    model = train(runtime)
+    seen = model.sentences_seen
+    runtime.writer.close()  # no close(): nothing folded
+    store = Store(runtime.config.db_url, create=False)
+    assert store.model_row("en", "fr") is None
+    assert store.site_model_row(site_id(runtime), "en", "fr").sentences_seen == seen
+    store.close()
+    _, runtime2, _run2, close2 = make_chain(tmp_path)
+    again = runtime2.models.get("en", "fr", site_id(runtime2))
+    assert again.sentences_seen == seen and not again.has_pending
+    assert again.score(word_tokens(EN_A[1]), word_tokens(FR_A[1])) == pytest.approx(
+        model.score(word_tokens(EN_A[1]), word_tokens(FR_A[1])))
+    close2()
+    store = Store(runtime.config.db_url, create=False)
+    assert store.model_row("en", "fr").sentences_seen == seen  # folded once, not twice
+    assert store.site_models() == []
+    store.close()
 
 
 def test_content_stage_can_be_turned_off(tmp_path):

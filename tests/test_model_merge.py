@@ -1,6 +1,6 @@
 """Merging translation models: counts added across vocabularies (matchers/translation_model.py),
-the compare-and-set save of bitext_spider/model_registry.py, and two OS processes merging into one
-SQLite or PostgreSQL database at once without losing an update."""
+each site's model and the fold of bitext_spider/model_registry.py, and two OS processes folding
+into one SQLite or PostgreSQL database at once without losing or doubling an update."""
 
 from __future__ import annotations
 
@@ -226,76 +226,103 @@ def test_replace_model_is_a_compare_and_set(tmp_path) -> None:
     _check_compare_and_set(_sqlite(tmp_path))
 
 
-def test_a_single_process_stores_its_model_as_it_is(tmp_path, caplog) -> None:
+def _check_site_rows_and_fold(url: str) -> None:
+    store = Store(url)
+    try:
+        a, b = store.ensure_site("http://a.test/", []), store.ensure_site("http://b.test/", [])
+        assert store.replace_site_model(a, ModelRecord("en", "fr", 1, 10, b"a1"), None)
+        assert not store.replace_site_model(a, ModelRecord("en", "fr", 1, 10, b"lost"), None)
+        assert store.replace_site_model(b, ModelRecord("en", "fr", 1, 5, b"b1"), None)
+        assert store.replace_site_model(a, ModelRecord("en", "fr", 2, 20, b"a2"), (10, 1))
+        assert not store.replace_site_model(a, ModelRecord("en", "fr", 3, 30, b"stale"), (10, 1))
+        rows = store.site_models()
+        assert [(r.site_key, r.model.state, r.model.version) for r in rows] == [
+            ("http://a.test/", b"a2", (20, 2)), ("http://b.test/", b"b1", (5, 1))]
+        # A row changed since it was read: the fold writes nothing, not even the model.
+        stale = [rows[0], type(rows[1])(b, rows[1].site_key, "en", "fr", type(rows[1].model)(b"b0", 0, 1))]
+        assert not store.fold_site_models(ModelRecord("en", "fr", 3, 25, b"sum"), None, stale)
+        assert store.model_row("en", "fr") is None and len(store.site_models()) == 2
+        assert store.fold_site_models(ModelRecord("en", "fr", 3, 25, b"sum"), None, rows)
+        assert store.model_row("en", "fr").state == b"sum" and store.site_models() == []
+    finally:
+        store.close()
+
+
+def test_site_rows_are_compare_and_set_and_a_fold_is_all_or_nothing(tmp_path) -> None:
+    _check_site_rows_and_fold(_sqlite(tmp_path))
+
+
+def _seeded(url: str, base: TranslationModel | None = None) -> tuple[Store, int, int]:
+    store = Store(url)
+    if base is not None:
+        assert store.replace_model(ModelRecord("en", "fr", base.pairs_seen, base.sentences_seen, base.to_bytes()),
+                                   None)
+    return store, store.ensure_site("http://a.test/", []), store.ensure_site("http://b.test/", [])
+
+
+def test_a_sites_model_is_the_base_plus_its_own_training_only(tmp_path) -> None:
     rng = np.random.default_rng(1)
     words = [f"w{i}" for i in range(60)]
-    store = Store(_sqlite(tmp_path))
+    base = TranslationModel("en", "fr", min_count=0.0)
+    base.update(_doc(rng, 10, words))
+    store, a, b = _seeded(_sqlite(tmp_path), base)
     reg = ModelRegistry(store, save_interval=0.0)
-    model = reg.get("fr", "en")
-    for _ in range(3):
-        model.update(_doc(rng, 10, words))
-        reg.updated("en", "fr")
-        # Nobody else wrote: the stored state is the in-memory model, bit for bit, as before.
-        assert store.load_model("en", "fr") == model.to_bytes()
-    assert reg.merges == 0 and not model.has_pending
-    assert reg.save_all() == 0  # nothing changed since
-    store.close()
-    store = Store(_sqlite(tmp_path))
-    with caplog.at_level("INFO", logger="bitext_spider.model_registry"):
-        again = ModelRegistry(store).get("en", "fr")
-    assert f"translation model en-fr: resumed ({model.sentences_seen} sentence pairs seen)" in caplog.text
-    assert again.to_bytes() == model.to_bytes()
+    ma = reg.trainable("fr", "en", a)
+    ma.update(_doc(rng, 7, words))
+    trained = _entries(ma.pending_counts())
+    reg.updated("en", "fr", a)
+    assert not ma.has_pending and reg.saves == 1
+    # Site b, opened after a saved: the base as first read, nothing of a's.
+    mb = reg.get("en", "fr", b)
+    assert mb.to_bytes() == TranslationModel.from_bytes(base.to_bytes()).to_bytes()
+    row = store.site_model_row(a, "en", "fr")
+    assert row.version == (7, 1)
+    _assert_same(_entries(TranslationModel.from_bytes(row.state).counts()), trained)
+    assert store.model_row("en", "fr").version == (10, 1)  # not folded yet
+    assert reg.fold([a]) == 1 and reg.folded_sentences == 7
+    stored = TranslationModel.from_bytes(store.model_row("en", "fr").state)
+    assert stored.sentences_seen == 17
+    _assert_same(_entries(stored.counts()), _combine((1, _entries(base.counts())), (1, trained)))
+    assert store.site_models() == [] and reg.fold() == 0
     store.close()
 
 
-def test_two_registries_on_one_database_add_their_training_and_continue_from_the_sum(tmp_path) -> None:
-    """Two crawls of one language pair, interleaved step by step: each save adds that crawl's
-    new counts, and a crawl that merged continues from everyone's training."""
-    rng = np.random.default_rng(2)
-    url = _sqlite(tmp_path)
-    stores = [Store(url), Store(url)]
-    regs = [ModelRegistry(s, save_interval=float("inf")) for s in stores]
-    seed = TranslationModel("en", "fr", min_count=0.0)  # no pruning: the sums can be compared
-    assert stores[0].replace_model(ModelRecord("en", "fr", 0, 0, seed.to_bytes()), None)
-    models = [r.get("en", "fr") for r in regs]
-    added: list[Counts] = []
-    sentences = 0
-    for step in range(6):
-        k = step % 2
-        vocab = [f"{'ab'[k]}{i}" for i in range(25)] + [f"w{i}" for i in range(25)]
-        models[k].update(_doc(rng, 8, vocab, ["42"]))
-        added.append(_entries(models[k].pending_counts()))
-        sentences += 8
-        regs[k].updated("en", "fr")
-        assert regs[k].save_all() == 1
-        # The saver's model is now the stored one: everything trained so far, by either.
-        stored = TranslationModel.from_bytes(stores[0].load_model("en", "fr"))
-        assert stored.sentences_seen == models[k].sentences_seen == sentences
-        _assert_same(_entries(models[k].counts()), _entries(stored.counts()))
-    _assert_same(_entries(stored.counts()), _combine(*((1, a) for a in added)))
-    assert stored.pairs_seen == 6
-    assert regs[0].merges == 2 and regs[1].merges == 3  # every save after the first found the other's
-    assert regs[1].merged_sentences == 3 * 8
-    for s in stores:
-        s.close()
+def test_the_folded_model_does_not_depend_on_the_order_sites_trained_and_saved(tmp_path) -> None:
+    def run(name: str, order: list[int]) -> bytes:
+        store, a, b = _seeded(f"sqlite:///{tmp_path / name}")
+        reg = ModelRegistry(store, save_interval=float("inf"))
+        for site in order:  # each site's pages in the same order; the sites interleaved differently
+            rng = np.random.default_rng(site)
+            words = [f"s{site}_{i}" for i in range(20)] + [f"w{i}" for i in range(20)]
+            for _ in range(3):
+                model = reg.trainable("en", "fr", [a, b][site])
+                model.update(_doc(rng, 6, words, ["7"]))
+                reg.updated("en", "fr", [a, b][site])
+                reg.save_all()
+        reg.fold()
+        state = store.model_row("en", "fr").state
+        store.close()
+        return state
+
+    assert run("one.db", [0, 1]) == run("two.db", [1, 0])
 
 
 def test_a_failed_save_keeps_the_pending_counts_for_the_next(tmp_path, monkeypatch) -> None:
     rng = np.random.default_rng(4)
-    store = Store(_sqlite(tmp_path))
+    store, a, _b = _seeded(_sqlite(tmp_path))
     reg = ModelRegistry(store, save_interval=0.0)
-    model = reg.get("en", "fr")
+    model = reg.trainable("en", "fr", a)
     model.update(_doc(rng, 5, ["a", "b", "c"]))
 
     def fail(*_a, **_k):
         raise RuntimeError("database away")
 
     with monkeypatch.context() as m:
-        m.setattr(store, "replace_model", fail)
-        reg.updated("en", "fr")
-    assert model.has_pending and store.load_model("en", "fr") is None
+        m.setattr(store, "replace_site_model", fail)
+        reg.updated("en", "fr", a)
+    assert model.has_pending and store.site_model_row(a, "en", "fr") is None
     assert reg.save_all() == 1
-    assert TranslationModel.from_bytes(store.load_model("en", "fr")).sentences_seen == 5
+    assert store.site_model_row(a, "en", "fr").sentences_seen == 5
     store.close()
 
 
@@ -305,38 +332,38 @@ N_SENTENCES = 12
 
 
 def _trainer(url: str, tag: int, barrier, out) -> None:
-    """Train the en-fr model K times and merge after each update, racing another process."""
+    """Train one site's en-fr model K times, save and fold after each update, racing another
+    process that does the same for another site."""
     store = Store(url)
+    site = store.ensure_site(f"http://site{tag}.test/", [])
     reg = ModelRegistry(store, save_interval=0.0)
-    model = reg.get("en", "fr")
     rng = np.random.default_rng(tag)
     vocab = [f"p{tag}_{i}" for i in range(30)] + [f"w{i}" for i in range(30)]
     # Compile the kernels and warm the connection first, so the two really race after the barrier.
     TranslationModel("xx", "yy").update(_doc(rng, 2, vocab))
     store.model_version("en", "fr")
-    barrier.wait(60)  # both loaded the same base: exactly one first save can be a plain write
+    barrier.wait(60)
     added: list[ModelCounts] = []
     tokens = [0, 0]
     for _ in range(K_UPDATES):
         pairs = _doc(rng, N_SENTENCES, vocab, [str(tag)])
-        model = reg.get("en", "fr")
+        model = reg.trainable("en", "fr", site)
         model.update(pairs)
         added.append(model.pending_counts())
         tokens[0] += sum(len(a) for a, _ in pairs)
         tokens[1] += sum(len(b) for _, b in pairs)
-        reg.updated("en", "fr")
-        assert not model.has_pending  # saved (and merged when the other wrote meanwhile)
+        reg.updated("en", "fr", site)
+        assert not model.has_pending  # saved in the site's row
+        reg.fold([site])
         # Pages arrive apart in a crawl; without a pause one process can take the SQLite lock
-        # for all its saves while the other's busy handler sleeps, and they would barely race.
+        # for all its writes while the other's busy handler sleeps, and they would barely race.
         time.sleep(0.01)
-    reg.save_all()
-    out.put((tag, tokens, reg.merges, model.sentences_seen, added))
-    print(f"trainer {tag}: {reg.merges} of {K_UPDATES} saves merged the other's training, "
-          f"{reg.lost_races} writes lost a race and were retried")
+    out.put((tag, tokens, reg.folded_sites, model.sentences_seen, added))
+    print(f"trainer {tag}: {reg.folded_sites} folds, {reg.lost_races} writes lost a race and were retried")
     store.close()
 
 
-def _two_processes_merge(url: str) -> None:
+def _two_processes_fold(url: str) -> None:
     store = Store(url)
     seed = TranslationModel("en", "fr", min_count=0.0)  # no pruning: the sums can be compared
     assert store.replace_model(ModelRecord("en", "fr", 0, 0, seed.to_bytes()), None)
@@ -351,12 +378,12 @@ def _two_processes_merge(url: str) -> None:
     assert [p.exitcode for p in procs] == [0, 0]
     try:
         row = store.model_row("en", "fr")
-        assert row is not None
+        assert row is not None and store.site_models() == []
         m = TranslationModel.from_bytes(row.state)
         total = 2 * K_UPDATES * N_SENTENCES
         assert row.version == (total, 2 * K_UPDATES) == (m.sentences_seen, m.pairs_seen)
-        # No update lost: every token each process trained on is in the stored unigram, each
-        # target token's unit of expected count in c(e), every pending count in the table.
+        # Nothing lost or counted twice: every token each process trained on is in the stored
+        # unigram, each target token's unit of expected count in c(e), every count in the table.
         tok1 = sum(r[1][0] for r in results)
         tok2 = sum(r[1][1] for r in results)
         assert m._uni1.sum() == tok1 and m._uni2.sum() == tok2
@@ -364,16 +391,15 @@ def _two_processes_merge(url: str) -> None:
         assert m._tot2.sum() == pytest.approx(tok1, rel=1e-9)
         _assert_same(_entries(m.counts()), _combine(*((1, _entries(c)) for r in results for c in r[4])))
         assert {"p1_0", "p2_0", "w0"} <= set(m._index1) and m.prob21("2", "2") > 0.3
-        # The process that saved last continued from (and stored) everyone's training, and the
-        # process whose first save lost the race had to merge.
-        assert max(r[3] for r in results) == total
-        assert sum(r[2] for r in results) >= 1
+        # Each process judged with its own site's training only.
+        assert [r[3] for r in results] == [K_UPDATES * N_SENTENCES] * 2
+        assert [r[2] for r in results] == [K_UPDATES] * 2
     finally:
         store.close()
 
 
-def test_two_processes_merge_into_one_sqlite_database(tmp_path) -> None:
-    _two_processes_merge(_sqlite(tmp_path))
+def test_two_processes_fold_into_one_sqlite_database(tmp_path) -> None:
+    _two_processes_fold(_sqlite(tmp_path))
 
 
 @pytest.fixture(scope="module")
@@ -391,5 +417,9 @@ def test_replace_model_is_a_compare_and_set_on_postgresql(pg_url) -> None:
     _check_compare_and_set(pg_url)
 
 
-def test_two_processes_merge_into_one_postgresql_database(pg_url) -> None:
-    _two_processes_merge(pg_url)
+def test_site_rows_are_compare_and_set_and_a_fold_is_all_or_nothing_on_postgresql(pg_url) -> None:
+    _check_site_rows_and_fold(pg_url)
+
+
+def test_two_processes_fold_into_one_postgresql_database(pg_url) -> None:
+    _two_processes_fold(pg_url)

@@ -99,8 +99,15 @@ def test_alembic_migrations_build_the_same_schema_as_the_models(pg_url):
     engine = make_engine(pg_url, create=False)
     try:
         assert upgrade(pg_url, "0001") == "0001"  # through the revision scripts, not create_all
+        with engine.begin() as conn:  # a model stored by a crawl of the 0001 schema
+            conn.execute(text("INSERT INTO translation_models (lang1, lang2, pairs_seen, sentences_seen, state) "
+                              "VALUES ('en', 'fr', 1, 3, 'x')"))
+        assert db_main(["db", "current", "--db", pg_url]) == 1  # behind: 0002 (site_models) is pending
+        assert upgrade(pg_url) == head_revision() == "0002"
         assert db_main(["db", "current", "--db", pg_url]) == 0
-        assert upgrade(pg_url) == head_revision()
+        store = Store(pg_url, create=False)
+        assert store.model_row("en", "fr").version == (3, 1) and store.site_models() == []
+        store.close()
         with engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
         assert diff == [], diff
