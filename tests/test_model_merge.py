@@ -307,6 +307,24 @@ def test_the_folded_model_does_not_depend_on_the_order_sites_trained_and_saved(t
     assert run("one.db", [0, 1]) == run("two.db", [1, 0])
 
 
+def test_bitext_db_fold_folds_what_a_run_left(tmp_path, capsys) -> None:
+    from bitext_spider.db_cli import main as db_main
+
+    url = _sqlite(tmp_path)
+    store, a, b = _seeded(url)
+    reg = ModelRegistry(store, save_interval=float("inf"))
+    for site, n in ((a, 4), (b, 6)):
+        reg.trainable("en", "fr", site).update(_doc(np.random.default_rng(site), n, ["x", "y", "z"]))
+        reg.updated("en", "fr", site)
+    assert reg.save_all() == 2 and store.model_row("en", "fr") is None
+    store.close()
+    assert db_main(["db", "fold", "--db", url]) == 0
+    assert "folded 2 site models" in capsys.readouterr().out
+    store = Store(url)
+    assert store.model_row("en", "fr").version == (10, 2) and store.site_models() == []
+    store.close()
+
+
 def test_a_failed_save_keeps_the_pending_counts_for_the_next(tmp_path, monkeypatch) -> None:
     rng = np.random.default_rng(4)
     store, a, _b = _seeded(_sqlite(tmp_path))
