@@ -38,7 +38,6 @@ import random
 import threading
 import time
 from collections.abc import Collection
-from itertools import groupby
 
 from bitext_spider.store import ModelRecord, Store
 from matchers.translation_model import TranslationModel
@@ -205,15 +204,11 @@ class ModelRegistry:
 
         Only what is stored is folded: call :meth:`save_all` first.  The models in memory are
         not changed (the sites keep judging with their own)."""
-        folded = 0
-        todo = self.store.site_models(site_ids)
-        for pair, _rows in groupby(todo, key=lambda m: (m.lang1, m.lang2)):
-            folded += self._fold_pair(pair, site_ids)
-        return folded
+        return sum(self._fold_pair(pair, site_ids) for pair in self.store.site_model_pairs(site_ids))
 
     def _fold_pair(self, pair: Pair, site_ids: Collection[int] | None) -> int:
         for attempt in range(_ATTEMPTS):
-            rows = [m for m in self.store.site_models(site_ids) if (m.lang1, m.lang2) == pair]
+            rows = self.store.site_models(site_ids, pair)
             if not rows:
                 return 0
             stored = self.store.model_row(*pair)

@@ -389,14 +389,27 @@ class Store:
 
         return bool(self._retrying(run))
 
-    def site_models(self, site_ids: Collection[int] | None = None) -> list[StoredSiteModel]:
-        """Unfolded site training (of ``site_ids``, or all), by language pair and site key."""
+    def site_model_pairs(self, site_ids: Collection[int] | None = None) -> list[tuple[str, str]]:
+        """Language pairs with unfolded site training (of ``site_ids``, or all)."""
+        q = select(SiteModelRow.lang1, SiteModelRow.lang2).distinct()
+        if site_ids is not None:
+            q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
+        with Session(self.engine) as s:
+            return sorted((r[0], r[1]) for r in s.execute(q).all())
+
+    def site_models(
+        self, site_ids: Collection[int] | None = None, pair: tuple[str, str] | None = None
+    ) -> list[StoredSiteModel]:
+        """Unfolded site training (of ``site_ids``, or all; of ``pair``, or all), by language pair
+        and site key."""
         q = select(
             SiteModelRow.site_id, SiteRow.key, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
             SiteModelRow.pairs_seen, SiteModelRow.sentences_seen,
         ).join(SiteRow, SiteRow.id == SiteModelRow.site_id)
         if site_ids is not None:
             q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
+        if pair is not None:
+            q = q.where(SiteModelRow.lang1 == pair[0], SiteModelRow.lang2 == pair[1])
         with Session(self.engine) as s:
             rows = s.execute(q).all()
         out = [StoredSiteModel(r[0], r[1], r[2], r[3], StoredModel(r[4], int(r[5]), int(r[6]))) for r in rows]

@@ -443,16 +443,6 @@ class TranslationModel:
         """Add all of ``other``'s counts into this model (:meth:`add_counts` of :meth:`counts`)."""
         self.add_counts(other.counts())
 
-    def adopt(self, other: TranslationModel) -> None:
-        """Become ``other`` (a merged model) in place, so references to this object see it; the
-        pending counts are cleared (they are in ``other``).  ``other`` must not be used after."""
-        version = max(self._version, other._version) + 1
-        vars(self).update(vars(other))
-        # A fresh version: the background cache is keyed by it and must not match the old model's.
-        self._version = version
-        self._bg = None
-        self.clear_pending()
-
     # -- serialization -------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """Versioned snapshot with everything training needs to continue, bit for bit.

@@ -158,25 +158,6 @@ def test_whole_models_with_different_word_ids_merge_to_the_summed_counts() -> No
         TranslationModel("xb", "xa").merge(a)
 
 
-def test_adopt_replaces_the_state_in_place_and_clears_the_pending_counts() -> None:
-    rng = np.random.default_rng(9)
-    words = [f"w{i}" for i in range(30)]
-    m = TranslationModel("xa", "xb", min_count=0.0)
-    m.update(_doc(rng, 10, words))
-    m.lexicon(["w1"], ["W1"])  # fills the background cache
-    other = TranslationModel.from_bytes(m.to_bytes())
-    other.update(_doc(rng, 10, words) + [(["new", "w1"], ["NEW", "W1"])])
-    want = _entries(other.counts())
-    seen = other.sentences_seen
-    m.adopt(other)
-    assert not m.has_pending and m.sentences_seen == seen
-    _assert_same(_entries(m.counts()), want)
-    assert "new" in m._index1
-    fresh = TranslationModel.from_bytes(m.to_bytes())
-    lex_m, lex_f = m.lexicon(["w1", "new"], ["W1", "NEW"]), fresh.lexicon(["w1", "new"], ["W1", "NEW"])
-    assert np.allclose(lex_m.bg1, lex_f.bg1) and np.allclose(lex_m.bg2, lex_f.bg2)  # no stale cache
-
-
 def test_pending_counts_that_outgrow_the_model_are_pruned_but_keep_their_mass(monkeypatch) -> None:
     """Cleared at every save they stay exact; never cleared (saves failing) they are bounded."""
     import matchers.translation_model as tm
