@@ -12,6 +12,9 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
+from matchers.lang_codes import primary_subtag
+from matchers.page_parse import ParseOptions
+
 
 def parse_langs(value: Any) -> frozenset[str] | None:
     """``"en,fr"`` / ``["en", "fr"]`` -> ``{"en", "fr"}``; empty or None -> None (every language)."""
@@ -24,7 +27,7 @@ def parse_langs(value: Any) -> frozenset[str] | None:
 
 def base_lang(code: str) -> str:
     """Fold a language tag to its base language (``pt-BR`` -> ``pt``, ``zh_Hans`` -> ``zh``)."""
-    return str(code).strip().lower().replace("_", "-").split("-")[0]
+    return primary_subtag(code)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,10 @@ class BitextConfig:
     # thread is CPU-bound and the structure/writer threads hop in and out of nogil code, and at
     # 5 ms every hop forces the reactor to hand the GIL over (docs/benchmarks.md).
     gil_switch_interval: float = 0.05
+    # Worker processes that parse pages (decode, linearize, language, links, main content) off
+    # the reactor's GIL (pipelines.page_parse); 0 parses in the crawl process.  One keeps the
+    # pages in arrival order; more may reorder them, as concurrent downloads already do.
+    parse_workers: int = 1
     writer_batch: int = 200
     writer_backlog: int = 2000
     writer_interval: float = 0.5
@@ -141,6 +148,7 @@ class BitextConfig:
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
         "gil_switch_interval": "BITEXT_GIL_SWITCH_INTERVAL",
+        "parse_workers": "BITEXT_PARSE_WORKERS",
         "writer_batch": "BITEXT_WRITER_BATCH",
         "writer_backlog": "BITEXT_WRITER_BACKLOG",
         "writer_interval": "BITEXT_WRITER_INTERVAL",
@@ -198,6 +206,18 @@ class BitextConfig:
                 raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
         if self.max_pages_per_site < 0:
             raise ValueError("BITEXT_MAX_PAGES_PER_SITE must be >= 0 (0 means no cap)")
+        if self.parse_workers < 0:
+            raise ValueError("BITEXT_PARSE_WORKERS must be >= 0 (0 parses in the crawl process)")
+
+    def parse_options(self) -> ParseOptions:
+        """What the page-only steps read (matchers.page_parse), small enough for a worker process."""
+        return ParseOptions(
+            max_tag_tokens=self.max_tag_tokens,
+            lang_min_words=self.lang_min_words,
+            lang_min_confidence=self.lang_min_confidence,
+            langs=self.langs,
+            main_content=self.content_enabled or bool(self.dictionary),
+        )
 
     def wants(self, lang: str | None) -> bool:
         """Is ``lang`` one of the languages of interest?"""

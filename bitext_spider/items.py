@@ -7,13 +7,15 @@ from dataclasses import dataclass, field
 from matchers.linearize import Linearized
 from matchers.page_content import PageContent
 from matchers.page_index import CandidateSet
+from matchers.page_parse import ParsedPage
 
 
 @dataclass
 class PageItem:
     """One fetched HTML page.
 
-    The spider fills the first block; pipelines fill the rest in order: normalize (``html``,
+    The spider fills the first block; pipelines fill the rest in order: page parse (``parsed``,
+    when worker processes parse pages), normalize (``html``,
     ``encoding``, ``features``), language (``lang``, ``lang_score``, ``eligible``), the candidate
     filters (``candidates``, narrowed by each), and the store.
     """
@@ -28,6 +30,7 @@ class PageItem:
     content_type: str = ""
     links: list[str] = field(default_factory=list, repr=False)
 
+    parsed: ParsedPage | None = field(default=None, repr=False)  # from the page-parse worker, if any
     html: str | None = field(default=None, repr=False)
     encoding: str = ""
     size_chars: int = 0  # script-weighted characters of the decoded page (matchers.size_ratio)

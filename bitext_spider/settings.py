@@ -35,6 +35,7 @@ DOWNLOADER_MIDDLEWARES = {
 }
 
 ITEM_PIPELINES = {
+    "pipelines.page_parse.PageParsePipeline": 50,
     "pipelines.normalize.NormalizePipeline": 100,
     "pipelines.language.LanguagePipeline": 200,
     "pipelines.main_content.MainContentPipeline": 250,

@@ -12,6 +12,11 @@ ALIASES: Mapping[str, str] = MappingProxyType(
 )
 
 
+def primary_subtag(code: str) -> str:
+    """Primary subtag, lower case, no aliases: ``pt_BR`` -> ``pt`` (how ``BITEXT_LANGS`` is read)."""
+    return str(code).strip().lower().replace("_", "-").split("-")[0]
+
+
 def base_language(code: str) -> str:
     """Primary subtag, lower case, aliases resolved: ``pt-BR`` -> ``pt``, ``iw`` -> ``he``, ``nb`` -> ``no``."""
     base = code.strip().lower().replace("_", "-").split("-", 1)[0]

@@ -46,24 +46,43 @@ class PageContent:
         return len(self.sentences)
 
 
-def page_content(paragraphs: Sequence[StoredParagraph], lang: str, max_sentences: int = 2000) -> PageContent:
+# One sentence of a paragraph: (text, word tokens, script-weighted characters).
+Piece = tuple[str, list[str], int]
+
+
+def split_paragraph(text: str, lang: str) -> list[Piece]:
+    """A paragraph's sentences with their tokens and lengths; sentences without a word are left out."""
+    pieces = []
+    for sentence in split_sentences(text, lang):
+        tokens = word_tokens(sentence)
+        if tokens:
+            pieces.append((sentence, tokens, script_weighted_length(sentence)))
+    return pieces
+
+
+def page_content(
+    paragraphs: Sequence[StoredParagraph],
+    lang: str,
+    max_sentences: int = 2000,
+    pieces: Sequence[list[Piece] | None] | None = None,
+) -> PageContent:
     """Split the kept paragraphs into sentences and tokens.
 
     ``paragraphs`` are the page's non-boilerplate paragraphs with their identified language;
     those identified as another language are kept in the record but not split.  Titles and
-    headings are sentences of their own: translators translate them one to one.
+    headings are sentences of their own: translators translate them one to one.  ``pieces``, when
+    given, holds each paragraph's :func:`split_paragraph` already made (None where it was not),
+    as the page-parse worker process sends it.
     """
     content = PageContent(lang=lang, paragraphs=list(paragraphs))
-    for _kind, plang, text in paragraphs:
+    for i, (_kind, plang, text) in enumerate(paragraphs):
         if plang and plang != "und" and not same_language(plang, lang):
             continue
-        for sentence in split_sentences(text, lang):
-            tokens = word_tokens(sentence)
-            if not tokens:
-                continue
+        split = pieces[i] if pieces is not None else None
+        for sentence, tokens, chars in split if split is not None else split_paragraph(text, lang):
             content.sentences.append(sentence)
             content.tokens.append(tokens)
-            content.chars.append(script_weighted_length(sentence))
+            content.chars.append(chars)
             if len(content.sentences) >= max_sentences:
                 return content
     return content

@@ -14,7 +14,7 @@ class ImageEvidencePipeline(MatchingStage):
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item
-        item.images = image_names(item.html, item.url)
+        item.images = item.parsed.images if item.parsed is not None else image_names(item.html, item.url)
         if item.eligible and item.lang is not None:
             self.runtime.sites[item.site].evidence.add_images(item.url, item.lang, item.images)
         return item

@@ -1,24 +1,28 @@
-"""Language stage: identify the page's language; only languages of interest go on to matching."""
+"""Language stage: identify the page's language; only languages of interest go on to matching.
+
+The identification comes from the page-parse worker when there is one (pipelines.page_parse)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.language_id import UNDETERMINED
+from bitext_spider.runtime import BitextRuntime
+from matchers.page_parse import page_language
 from pipelines.base import MatchingStage
 
 
 class LanguagePipeline(MatchingStage):
+    def __init__(self, runtime: BitextRuntime) -> None:
+        super().__init__(runtime)
+        self.options = self.config.parse_options()
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         features = item.features
-        if features is None or features.n_words < self.config.lang_min_words:
-            item.lang, item.lang_score = UNDETERMINED, 0.0
+        if item.parsed is not None and item.parsed.features is features:
+            item.lang, item.lang_score = item.parsed.lang, item.parsed.lang_score
         else:
-            item.lang, item.lang_score = self.runtime.language.identify(
-                features.text, self.config.lang_min_confidence
-            )
+            item.lang, item.lang_score = page_language(features, self.options, self.runtime.language)
         self.stats.inc_value(f"bitext/pages/lang/{item.lang}")
         item.eligible = self.config.wants(item.lang) and not item.too_large and features is not None
         if not item.eligible:

@@ -14,7 +14,7 @@ class LinkEvidencePipeline(MatchingStage):
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item
-        item.outlinks = outlinks(item.html, item.url)
+        item.outlinks = item.parsed.outlinks if item.parsed is not None else outlinks(item.html, item.url)
         if item.eligible and item.lang is not None:
             self.runtime.sites[item.site].evidence.add_links(item.url, item.lang, item.outlinks)
         return item

@@ -2,8 +2,11 @@
 paragraph), split into sentences and word tokens for the content filters (matchers.main_content,
 matchers.page_content).
 
-Papavassiliou et al., *ILSP-FC*, sections 3.3-3.4.  A paragraph of at least ``_MIN_LID_WORDS``
-words gets its own language; shorter ones are too short to identify and take the page's.
+Papavassiliou et al., *ILSP-FC*, sections 3.3-3.4.  A paragraph of at least
+``matchers.page_parse.MIN_PARAGRAPH_LID_WORDS`` words gets its own language; shorter ones are too
+short to identify and take the page's.  The page-parse worker, when there is one, has already
+extracted, identified and split the paragraphs (pipelines.page_parse); what needs the site's
+other pages, the repeated-boilerplate marking, is done here in arrival order.
 """
 
 from __future__ import annotations
@@ -11,36 +14,47 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.linearize import word_count
-from matchers.main_content import extract_paragraphs
-from matchers.page_content import StoredParagraph, page_content
+from bitext_spider.runtime import BitextRuntime
+from matchers.main_content import Paragraph, extract_paragraphs
+from matchers.page_content import Piece, StoredParagraph, page_content
+from matchers.page_parse import paragraph_language
 from pipelines.base import MatchingStage
-
-_MIN_LID_WORDS = 6
 
 
 class MainContentPipeline(MatchingStage):
+    def __init__(self, runtime: BitextRuntime) -> None:
+        super().__init__(runtime)
+        self.options = self.config.parse_options()
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.html is None or item.lang is None:
             return item
-        if not (self.config.content_enabled or self.config.dictionary):
+        if not self.options.main_content:
             return item
         site = self.runtime.sites[item.site]
-        paragraphs = extract_paragraphs(item.html, item.lang)
+        parsed = item.parsed
+        paragraphs: list[Paragraph]
+        langs: list[str | None] | None = None
+        pieces: list[list[Piece] | None] | None = None
+        if parsed is not None and parsed.paragraphs is not None:
+            paragraphs, langs, pieces = parsed.paragraphs, parsed.paragraph_langs, parsed.pieces
+        else:
+            paragraphs = extract_paragraphs(item.html, item.lang)
         site.boilerplate.observe(paragraphs, item.lang)
         kept: list[StoredParagraph] = []
+        kept_pieces: list[list[Piece] | None] = []
         other_lang = 0
-        for p in site.boilerplate.mark(paragraphs, item.lang):
+        for i, p in enumerate(site.boilerplate.mark(paragraphs, item.lang)):
             if p.boilerplate:
                 continue
-            lang = item.lang
-            if word_count(p.text) >= _MIN_LID_WORDS:
-                lang, _ = self.runtime.language.identify(p.text, self.config.lang_min_confidence)
-                if lang != item.lang and lang != "und":
-                    other_lang += 1
+            known = langs[i] if langs is not None else None
+            lang = known if known is not None else paragraph_language(p.text, item.lang, self.options,
+                                                                      self.runtime.language)
+            if lang != item.lang and lang != "und":
+                other_lang += 1
             kept.append((p.kind, lang, p.text))
-        item.content = page_content(kept, item.lang)
+            kept_pieces.append(pieces[i] if pieces is not None else None)
+        item.content = page_content(kept, item.lang, pieces=kept_pieces)
         self.stats.inc_value("bitext/content/paragraphs", len(kept))
         self.stats.inc_value("bitext/content/boilerplate", len(paragraphs) - len(kept))
         if other_lang:

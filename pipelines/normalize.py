@@ -1,4 +1,6 @@
-"""Normalize stage: decode the body with the right charset, linearize it (tag sequence, text blocks)."""
+"""Normalize stage: decode the body with the right charset, linearize it (tag sequence, text blocks).
+
+Both come from the page-parse worker when there is one (pipelines.page_parse)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ from typing import Any
 from scrapy.exceptions import DropItem
 
 from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime
 from matchers.decoding import decode_html, looks_binary
 from matchers.linearize import linearize
+from matchers.page_parse import too_large
 from matchers.size_ratio import script_weighted_length
 from pipelines.base import MatchingStage
 
@@ -17,19 +21,26 @@ logger = logging.getLogger(__name__)
 
 
 class NormalizePipeline(MatchingStage):
+    def __init__(self, runtime: BitextRuntime) -> None:
+        super().__init__(runtime)
+        self.options = self.config.parse_options()
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
-        if looks_binary(item.body):
+        parsed = item.parsed
+        if parsed.binary if parsed is not None else looks_binary(item.body):
             self.stats.inc_value("bitext/pages/dropped/binary")
             raise DropItem(f"binary content served as {item.content_type or 'unknown type'}: {item.url}")
-        decoded = decode_html(item.body, item.content_type)
+        if parsed is not None and parsed.decoded is not None and parsed.features is not None:
+            decoded, features, item.size_chars = parsed.decoded, parsed.features, parsed.size_chars
+        else:
+            decoded = decode_html(item.body, item.content_type)
+            item.size_chars = script_weighted_length(decoded.text)
+            features = linearize(decoded.text, max_tokens=self.config.max_tag_tokens)
         item.html = decoded.text
         item.encoding = decoded.encoding
-        item.size_chars = script_weighted_length(decoded.text)
         self.stats.inc_value(f"bitext/pages/charset/{decoded.source}")
-        features = linearize(decoded.text, max_tokens=self.config.max_tag_tokens)
         item.features = features
-        if self.config.max_tag_tokens and len(features.tokens) > self.config.max_tag_tokens:
+        if too_large(features, self.options):
             item.too_large = True
             item.note = f"tag sequence longer than BITEXT_MAX_TAG_TOKENS={self.config.max_tag_tokens}"
             self.stats.inc_value("bitext/pages/too_large")

@@ -100,6 +100,7 @@ class StorePipeline:
         # alive in the item Scrapy passes on to signals and exporters.
         item.body = b""
         item.html = None
+        item.parsed = None
         item.candidates = []
         item.content = None
         return item

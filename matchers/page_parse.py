@@ -1,0 +1,116 @@
+"""Everything a page's own bytes give, computed in one call: decoding, the STRAND linearization,
+the page language, links, image names and the main-content paragraphs with their languages and
+sentences.
+
+These are the per-page steps of the normalize, language, link/image evidence and main-content
+stages (Tomás et al., *WebMining*, section 2.1; Papavassiliou et al., *ILSP-FC*, sections
+3.2-3.4), gathered so that they can run in a worker process (pipelines.page_parse): none of them
+needs anything but the page and the settings.  What depends on the site's other pages (repeated
+boilerplate, the index, the evidence tables) stays in the stages, which finish the work in arrival
+order.  The stages compute the same functions themselves when no worker is configured, so the
+two ways give identical items.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from matchers.decoding import Decoded, decode_html, looks_binary
+from matchers.image_evidence import image_names
+from matchers.lang_codes import primary_subtag, same_language
+from matchers.language_id import UNDETERMINED, LanguageIdentifier
+from matchers.linearize import Linearized, linearize, word_count
+from matchers.main_content import Paragraph, extract_paragraphs
+from matchers.outlinks import Outlink, outlinks
+from matchers.page_content import Piece, split_paragraph
+from matchers.size_ratio import script_weighted_length
+
+# Paragraphs of at least this many words get their own language; shorter ones are too short to
+# identify and take the page's (ILSP-FC 3.4 marks paragraphs "not in the targeted language").
+MIN_PARAGRAPH_LID_WORDS = 6
+
+
+@dataclass(frozen=True)
+class ParseOptions:
+    """The settings the page-only steps read (from ``BitextConfig``; small, so it travels to a worker)."""
+
+    max_tag_tokens: int = 30000
+    lang_min_words: int = 3
+    lang_min_confidence: float = 0.0
+    langs: frozenset[str] | None = None  # base languages of interest; None: every language
+    main_content: bool = True  # a content stage (content or dictionary filter) is on
+
+    def wants(self, lang: str | None) -> bool:
+        """As ``BitextConfig.wants``: a determined language among those of interest."""
+        if not lang or lang == UNDETERMINED:
+            return False
+        return self.langs is None or primary_subtag(lang) in self.langs
+
+
+@dataclass
+class ParsedPage:
+    """The results of :func:`parse_page`; ``binary`` pages have nothing else."""
+
+    binary: bool = False
+    decoded: Decoded | None = None
+    size_chars: int = 0
+    features: Linearized | None = None
+    too_large: bool = False
+    lang: str = UNDETERMINED
+    lang_score: float = 0.0
+    outlinks: list[Outlink] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    # Main content, when the page is eligible and a content stage needs it (else None): jusText's
+    # paragraphs, each one's own language (None: too short or boilerplate, not identified) and
+    # its sentences (None where the paragraph is in another language or boilerplate).
+    paragraphs: list[Paragraph] | None = None
+    paragraph_langs: list[str | None] = field(default_factory=list)
+    pieces: list[list[Piece] | None] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+
+
+def too_large(features: Linearized, options: ParseOptions) -> bool:
+    return bool(options.max_tag_tokens) and len(features.tokens) > options.max_tag_tokens
+
+
+def page_language(features: Linearized | None, options: ParseOptions, language: LanguageIdentifier) -> tuple[str, float]:
+    """The page's language from its text; undetermined below ``BITEXT_LANG_MIN_WORDS`` words."""
+    if features is None or features.n_words < options.lang_min_words:
+        return UNDETERMINED, 0.0
+    return language.identify(features.text, options.lang_min_confidence)
+
+
+def paragraph_language(text: str, page_lang: str, options: ParseOptions, language: LanguageIdentifier) -> str:
+    """A main-content paragraph's language: its own if long enough to identify, else the page's."""
+    if word_count(text) >= MIN_PARAGRAPH_LID_WORDS:
+        return language.identify(text, options.lang_min_confidence)[0]
+    return page_lang
+
+
+def parse_page(
+    body: bytes, content_type: str | None, url: str, options: ParseOptions, language: LanguageIdentifier
+) -> ParsedPage:
+    """Every page-only step of the stages, in their order; never raises on bad input."""
+    t0 = time.process_time()
+    if looks_binary(body):
+        return ParsedPage(binary=True, cpu_seconds=time.process_time() - t0)
+    decoded = decode_html(body, content_type)
+    html = decoded.text
+    features = linearize(html, max_tokens=options.max_tag_tokens)
+    out = ParsedPage(decoded=decoded, size_chars=script_weighted_length(html), features=features,
+                     too_large=too_large(features, options))
+    out.lang, out.lang_score = page_language(features, options, language)
+    out.outlinks = outlinks(html, url)
+    out.images = image_names(html, url)
+    if options.wants(out.lang) and not out.too_large and options.main_content:
+        out.paragraphs = extract_paragraphs(html, out.lang)
+        for p in out.paragraphs:
+            # Paragraphs jusText calls boilerplate are never kept; the site-level marking in the
+            # stage only adds boilerplate, so every paragraph it keeps has its language here.
+            plang = None if p.boilerplate else paragraph_language(p.text, out.lang, options, language)
+            out.paragraph_langs.append(plang)
+            same = plang is not None and (plang == UNDETERMINED or same_language(plang, out.lang))
+            out.pieces.append(split_paragraph(p.text, out.lang) if same else None)
+    out.cpu_seconds = time.process_time() - t0
+    return out

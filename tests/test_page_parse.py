@@ -1,0 +1,214 @@
+"""Page parsing in a worker process (pipelines.page_parse, matchers.page_parse): the stages must
+give the same items, stored rows and pairs whether a worker parsed the page or they did."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+
+import numpy as np
+import pytest
+from scrapy.exceptions import DropItem
+from scrapy.utils.test import get_crawler
+from test_crawl_e2e import scrapy_crawl, stat
+from test_pipelines import FR_A, SITE, page_html
+
+from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime
+from bitext_spider.spiders.site import SiteSpider
+from matchers.language_id import LanguageIdentifier
+from matchers.page_parse import ParseOptions, paragraph_language, parse_page
+from pipelines.image_evidence import ImageEvidencePipeline
+from pipelines.language import LanguagePipeline
+from pipelines.link_evidence import LinkEvidencePipeline
+from pipelines.main_content import MainContentPipeline
+from pipelines.normalize import NormalizePipeline
+from pipelines.page_parse import PageParsePipeline
+
+STAGES = (NormalizePipeline, LanguagePipeline, MainContentPipeline, LinkEvidencePipeline, ImageEvidencePipeline)
+
+ARTICLE = (
+    "<html><head><title>Les traductions du site</title></head><body>"
+    "<nav><a href='/en/'>English</a> <a href='/fr/'>Français</a></nav>"
+    "<h1>Les traductions du site</h1>"
+    "<p>Ce paragraphe est assez long pour être reconnu comme du contenu principal par jusText, avec "
+    "plusieurs phrases. La deuxième phrase parle de la traduction des pages web et de leurs liens.</p>"
+    "<p>This paragraph is written in English inside a French page, and it is long enough for fastText "
+    "to identify it on its own.</p>"
+    "<p><img src='/img/carte.png'> Une image et <a href='/fr/b.html' hreflang='fr'>un lien</a>.</p>"
+    "<footer>Mentions légales</footer></body></html>"
+)
+
+PAGES = [
+    ("http://s.test/fr/a", page_html("fr", FR_A).encode("utf-8"), "text/html; charset=utf-8"),
+    ("http://s.test/fr/article", ARTICLE.encode("utf-8"), "text/html"),
+    ("http://s.test/fr/latin1", ARTICLE.encode("iso-8859-1"), "text/html; charset=iso-8859-1"),
+    ("http://s.test/ja/sjis", "<html><body><p>日本語のページです。翻訳のテストをしています。</p></body></html>"
+     .encode("shift_jis"), "text/html"),
+]
+
+
+def run_stages(crawler, item: PageItem) -> PageItem:
+    runtime = BitextRuntime.of(crawler)
+    runtime.open_site(SITE)
+    for cls in STAGES:
+        cls.from_crawler(crawler).process_item(item)
+    return item
+
+
+def comparable(item: PageItem) -> dict:
+    content = item.content
+    return {
+        "html": item.html, "encoding": item.encoding, "size_chars": item.size_chars,
+        "tokens": item.features.tokens.tolist(), "blocks": item.features.blocks, "title": item.features.title,
+        "too_large": item.too_large, "lang": item.lang, "lang_score": item.lang_score, "eligible": item.eligible,
+        "outlinks": item.outlinks, "images": item.images,
+        "paragraphs": None if content is None else content.paragraphs,
+        "sentences": None if content is None else content.sentences,
+        "tokens_c": None if content is None else content.tokens,
+        "chars": None if content is None else content.chars,
+    }
+
+
+@pytest.mark.parametrize("url,body,ctype", PAGES)
+def test_stages_give_the_same_item_with_a_parsed_page(tmp_path, url, body, ctype):
+    settings = {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'a.db'}", "BITEXT_LANGS": "en,fr,ja"}
+    here = run_stages(get_crawler(SiteSpider, settings), PageItem(url=url, site=SITE.key, body=body,
+                                                                  content_type=ctype))
+    settings["BITEXT_DB_URL"] = f"sqlite:///{tmp_path / 'b.db'}"
+    crawler = get_crawler(SiteSpider, settings)
+    options = BitextRuntime.of(crawler).config.parse_options()
+    item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
+    item.parsed = parse_page(body, ctype, url, options, LanguageIdentifier())
+    worked = run_stages(crawler, item)
+    assert comparable(worked) == comparable(here)
+    assert here.lang in ("fr", "ja") and here.eligible
+
+
+def test_parse_page_finds_paragraph_languages_and_skips_what_is_not_needed():
+    lid = LanguageIdentifier()
+    parsed = parse_page(ARTICLE.encode(), "text/html", "http://s.test/fr/article", ParseOptions(), lid)
+    assert parsed.lang == "fr"
+    assert parsed.paragraphs and len(parsed.paragraph_langs) == len(parsed.pieces) == len(parsed.paragraphs)
+    for p, lang, split in zip(parsed.paragraphs, parsed.paragraph_langs, parsed.pieces, strict=True):
+        if p.boilerplate:  # never kept by the stage: not identified, not split
+            assert lang is None and split is None
+            continue
+        assert lang == paragraph_language(p.text, "fr", ParseOptions(), lid)
+        assert (split is None) == (lang not in ("fr", "und"))
+    assert any(s and len(s) == 2 for s in parsed.pieces)  # the two-sentence French paragraph
+    assert any(p.boilerplate for p in parsed.paragraphs)  # the navigation
+    assert ("http://s.test/fr/b.html", "un lien", "fr") in parsed.outlinks
+    assert parsed.images == ["carte.png"]
+    # Without a content stage, or outside the languages of interest, no main content is made.
+    assert parse_page(ARTICLE.encode(), "text/html", "u", ParseOptions(main_content=False), lid).paragraphs is None
+    assert parse_page(ARTICLE.encode(), "text/html", "u", ParseOptions(langs=frozenset({"de"})), lid).paragraphs is None
+    assert parse_page(b"%PDF-1.4\x00\x01" * 100, "text/html", "u", ParseOptions(), lid).binary
+
+
+def test_options_want_the_same_languages_as_the_config():
+    from bitext_spider.config import BitextConfig
+
+    for langs in (None, "en,pt-BR", "zh_Hans,nb"):
+        config = BitextConfig.from_settings({"BITEXT_LANGS": langs} if langs else {})
+        options = config.parse_options()
+        for code in ("en", "EN", "pt", "pt-br", "pt_PT", "zh", "zh-Hant", "nb", "no", "und", "", None, "fr"):
+            assert options.wants(code) == config.wants(code), (langs, code)
+
+
+def test_worker_process_parses_and_a_dead_worker_costs_no_page(tmp_path):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'w.db'}", "BITEXT_PARSE_WORKERS": 1})
+    crawler.stats.open_spider()
+    stage = PageParsePipeline.from_crawler(crawler)
+    url, body, ctype = PAGES[1]
+
+    async def go() -> list[PageItem]:
+        stage.open_spider()
+        items = []
+        for _ in range(2):
+            item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
+            items.append(await stage.process_item(item))
+            # Kill the worker after the first page: the second is parsed here and a new pool starts.
+            for pid in list(stage._pool._processes) if stage._pool else []:
+                os.kill(pid, signal.SIGKILL)
+        item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
+        items.append(await stage.process_item(item))
+        return items
+
+    try:
+        items = asyncio.run(go())
+    finally:
+        stage.close_spider()
+    expected = parse_page(body, ctype, url, stage.options, LanguageIdentifier())
+    for item in items:
+        assert item.parsed is not None
+        assert np.array_equal(item.parsed.features.tokens, expected.features.tokens)
+        assert item.parsed.paragraphs == expected.paragraphs and item.parsed.pieces == expected.pieces
+        assert item.parsed.lang == expected.lang == "fr"
+    assert crawler.stats.get_value("bitext/errors/parse_worker") >= 1
+    assert crawler.stats.get_value("bitext/time/parse_cpu_ms") is not None
+
+
+def test_binary_page_from_the_worker_is_dropped(tmp_path):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'b.db'}"})
+    BitextRuntime.of(crawler).open_site(SITE)
+    body = b"%PDF-1.4\x00\x01" * 100
+    item = PageItem(url="http://s.test/x.html", site=SITE.key, body=body, content_type="text/html")
+    item.parsed = parse_page(body, "text/html", item.url, ParseOptions(), LanguageIdentifier())
+    with pytest.raises(DropItem, match="binary content"):
+        NormalizePipeline.from_crawler(crawler).process_item(item)
+
+
+def rows(db: str) -> dict[str, list]:
+    """The stored rows, each page pair in URL order (which page of a pair has the lower id depends
+    on when the writer thread stored it, not on what was computed)."""
+    con = sqlite3.connect(db.removeprefix("sqlite:///"))
+    url = "(select url from pages p where p.id = {})"
+    pair = f"min({url.format('page1_id')}, {url.format('page2_id')}), max({url.format('page1_id')}, {url.format('page2_id')})"
+    try:
+        return {
+            "pages": con.execute(
+                "select url, encoding, size_bytes, size_chars, n_tags, n_paragraphs, n_words, lang, lang_score,"
+                " eligible, title, text, tokens, links, paragraphs, outlinks, images, note from pages order by url"
+            ).fetchall(),
+            "candidates": con.execute(f"select {pair}, score, scores, accepted from candidates order by 1, 2").fetchall(),
+            "pairs": con.execute(f"select {pair}, score from pairs order by 1, 2").fetchall(),
+        }
+    finally:
+        con.close()
+
+
+def test_crawl_with_a_worker_stores_what_a_crawl_without_one_stores(tmp_path):
+    """The demo site, one request at a time (so pages arrive in the same order).
+
+    With the content filter off every stored row must be the same.  With it on, the model's
+    training interleaves with later pages' checks as the threads run, so candidate scores vary
+    slightly between any two crawls (with or without a worker); the pages and the pairs must not.
+    """
+    from bitext_spider.demo_site import generate_site
+    from bitext_spider.loopback_server import free_port, serve_site
+
+    port = free_port()
+    info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=30, langs=("en", "fr", "de"),
+                         seed=5, coverage=0.9, retemplated=0.3, extras=True)
+    same = ["-s", "CONCURRENT_REQUESTS=1", "-s", "BITEXT_CONTENT_MATURE_SENTENCES=100"]
+    out = {}
+    with serve_site(tmp_path / "site", port=port):
+        for content in (False, True):
+            for workers in (0, 1):
+                db = f"sqlite:///{tmp_path / f'w{workers}{content}.db'}"
+                proc = scrapy_crawl(info.seeds_path, db, *same, "-s", f"BITEXT_PARSE_WORKERS={workers}",
+                                    "-s", f"BITEXT_CONTENT_ENABLED={content}")
+                assert proc.returncode == 0, proc.stderr[-3000:]
+                out[workers, content] = (rows(db), proc.stderr)
+                assert (stat(proc.stderr, "bitext/time/parse_cpu_ms") is None) == (workers == 0)
+    worker, here = out[1, False][0], out[0, False][0]
+    assert len(worker["pairs"]) >= 60 and worker["candidates"]
+    for table in ("pages", "candidates", "pairs"):
+        assert worker[table] == here[table], table
+    worker, here = out[1, True][0], out[0, True][0]
+    assert worker["pages"] == here["pages"]
+    assert [p[:2] for p in worker["pairs"]] == [p[:2] for p in here["pairs"]]
+    assert stat(out[1, True][1], "bitext/content/sentences") == stat(out[0, True][1], "bitext/content/sentences") > 0
