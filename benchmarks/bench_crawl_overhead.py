@@ -3,9 +3,11 @@
 Generates the site once, serves it from a separate process on 127.0.0.1, then runs
 `scrapy crawl site` in each mode, alternating, `--repeat` times each: ``off``
 (`BITEXT_ENABLED=False`), ``structure`` (the issue #2 stages: size, language, structure;
-`BITEXT_CONTENT_ENABLED=False`) and ``on`` (every default stage, content filter included). It
+`BITEXT_CONTENT_ENABLED=False`), ``on`` (every default stage, content filter included) and
+``on-inline`` (``on`` with ``BITEXT_PARSE_WORKERS=0``: pages parsed in the crawl process). It
 reports wall time, pages/s, each mode's time ratio to ``off`` and each crawl's peak memory
-(maximum resident set size of the crawl process, from wait4).
+(maximum resident set size of the crawl process, from wait4: the largest of the crawl process
+and its page-parse worker, not their sum).  CPU seconds include the worker's.
 
     python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--modes off,structure,on] [--json]
 """
@@ -38,6 +40,8 @@ MODES = {
     "off": ["-s", "BITEXT_ENABLED=False"],
     "structure": ["-s", "BITEXT_CONTENT_ENABLED=False"],
     "on": [],
+    # every default stage, pages parsed on the reactor thread instead of in a worker process
+    "on-inline": ["-s", "BITEXT_PARSE_WORKERS=0"],
 }
 
 
@@ -65,7 +69,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=4750, help="documents per language (4750 -> ~10,000 pages)")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from off, structure, on")
+    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from off, structure, on, on-inline")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     modes = [m for m in a.modes.split(",") if m]

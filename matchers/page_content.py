@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from matchers.lang_codes import same_language
+from matchers.sentence_align import Encoded, encode
 from matchers.sentence_split import split_sentences
 from matchers.size_ratio import script_weighted_length
 from matchers.word_tokens import word_tokens
@@ -36,6 +37,12 @@ class PageContent:
     def length(self) -> int:
         """Script-weighted characters of the sentences (CJK counts three, as in the size filter)."""
         return sum(self.chars)
+
+    @cached_property
+    def encoded(self) -> Encoded:
+        """The sentences' tokens as :func:`matchers.sentence_align.encode` gives them, made once:
+        a page is aligned with each of its candidates and with later pages' candidates."""
+        return encode(self.tokens)
 
     @cached_property
     def bag(self) -> frozenset[str]:
