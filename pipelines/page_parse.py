@@ -17,6 +17,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any
 
@@ -50,6 +53,21 @@ _worker: _Worker | None = None
 def _init_worker(options: ParseOptions) -> None:
     global _worker
     _worker = _Worker(options)
+    _exit_with_parent(os.getppid())
+
+
+def _exit_with_parent(parent: int, every: float = 1.0) -> None:
+    """End this worker when the crawl process is gone.
+
+    A crawl killed with SIGKILL cannot shut its pool down, and the worker would wait on its task
+    queue for ever (it holds that pipe's write end itself, so it never sees end-of-file)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="bitext-parse-parent-watch", daemon=True).start()
 
 
 def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:

@@ -212,3 +212,46 @@ def test_crawl_with_a_worker_stores_what_a_crawl_without_one_stores(tmp_path):
     assert worker["pages"] == here["pages"]
     assert [p[:2] for p in worker["pairs"]] == [p[:2] for p in here["pairs"]]
     assert stat(out[1, True][1], "bitext/content/sentences") == stat(out[0, True][1], "bitext/content/sentences") > 0
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return any(line.startswith("State:") and "Z" in line for line in f)  # a zombie has exited
+    except FileNotFoundError:
+        return True
+
+
+def test_worker_ends_when_the_crawl_process_is_killed(tmp_path):
+    """A crawl killed with SIGKILL cannot stop its pool; its worker must not live on."""
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import multiprocessing, os, sys, time\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from matchers.page_parse import ParseOptions\n"
+        "from pipelines.page_parse import _init_worker\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'),\n"
+        "                               initializer=_init_worker, initargs=(ParseOptions(),))\n"
+        "    print(pool.submit(os.getpid).result(), flush=True)\n"
+        "    time.sleep(120)\n"
+    )
+    path = tmp_path / "crawl_like.py"
+    path.write_text(script)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    proc = subprocess.Popen([sys.executable, str(path)], cwd=root, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": root})
+    try:
+        worker = int(proc.stdout.readline())
+        assert not _gone(worker)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 15
+        while not _gone(worker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _gone(worker)
+    finally:
+        proc.kill()
