@@ -105,6 +105,9 @@ class BitextConfig:
     # the reactor's GIL (pipelines.page_parse); 0 parses in the crawl process.  One keeps the
     # pages in arrival order; more may reorder them, as concurrent downloads already do.
     parse_workers: int = 1
+    # Seconds a worker may spend on one page (0: no limit).  A page that takes longer (a parser
+    # stuck on pathological markup) is dropped with a message and the worker is replaced.
+    parse_timeout: float = 60.0
     writer_batch: int = 200
     writer_backlog: int = 2000
     writer_interval: float = 0.5
@@ -149,6 +152,7 @@ class BitextConfig:
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
         "gil_switch_interval": "BITEXT_GIL_SWITCH_INTERVAL",
         "parse_workers": "BITEXT_PARSE_WORKERS",
+        "parse_timeout": "BITEXT_PARSE_TIMEOUT",
         "writer_batch": "BITEXT_WRITER_BATCH",
         "writer_backlog": "BITEXT_WRITER_BACKLOG",
         "writer_interval": "BITEXT_WRITER_INTERVAL",
@@ -208,6 +212,8 @@ class BitextConfig:
             raise ValueError("BITEXT_MAX_PAGES_PER_SITE must be >= 0 (0 means no cap)")
         if self.parse_workers < 0:
             raise ValueError("BITEXT_PARSE_WORKERS must be >= 0 (0 parses in the crawl process)")
+        if self.parse_timeout < 0:
+            raise ValueError("BITEXT_PARSE_TIMEOUT must be >= 0 (0 means no limit)")
 
     def parse_options(self) -> ParseOptions:
         """What the page-only steps read (matchers.page_parse), small enough for a worker process."""

@@ -9,7 +9,10 @@ from it instead of computing them.  With ``BITEXT_PARSE_WORKERS=0`` the stage is
 stages compute the same functions themselves.
 
 A worker that dies (a crash in a parser, the OOM killer) costs nothing: the page is parsed in the
-crawl process, the pool is started again, and ``bitext/errors/parse_worker`` counts it.
+crawl process, the pool is started again, and ``bitext/errors/parse_worker`` counts it.  A page
+that keeps a worker busy longer than ``BITEXT_PARSE_TIMEOUT`` seconds is dropped with a message
+(``bitext/pages/dropped/parse_timeout``) and the worker is killed and replaced; the other pages
+it held are parsed in the crawl process.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any
 
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import DropItem, NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
@@ -106,9 +109,15 @@ class PageParsePipeline(MatchingStage):
         self._executor()
 
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+        timeout = self.config.parse_timeout or None
         try:
             future = self._executor().submit(_parse_in_worker, item.body, item.content_type, item.url)
-            item.parsed = await asyncio.wrap_future(future)
+            item.parsed = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        except TimeoutError:
+            # The worker is stuck in this page; parsing it here would stall the crawl instead.
+            self.stats.inc_value("bitext/pages/dropped/parse_timeout")
+            self._restart(f"no result after {timeout:g} s", kill=True)
+            raise DropItem(f"parsing took longer than BITEXT_PARSE_TIMEOUT={timeout:g} s: {item.url}") from None
         except BrokenExecutor as exc:
             self._restart(exc)
             item.parsed = self._parse_here(item)
@@ -125,12 +134,18 @@ class PageParsePipeline(MatchingStage):
             self._local = _Worker(self.options)
         return self._local.parse(item.body, item.content_type, item.url)
 
-    def _restart(self, exc: BaseException) -> None:
-        logger.error("page-parse worker died (%s); parsing this page here and starting a new worker", exc)
+    def _restart(self, why: BaseException | str, kill: bool = False) -> None:
+        """Drop the pool (killing its workers if ``kill``); the next page starts a new one.  Pages
+        already sent to the old pool fail with BrokenExecutor and are parsed here."""
+        logger.error("page-parse worker replaced (%s)", why)
         self.stats.inc_value("bitext/errors/parse_worker")
         pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        if pool is None:
+            return
+        if kill:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def close_spider(self, spider: Any = None) -> None:
         if self._pool is not None:

@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import sqlite3
+import time
 
 import numpy as np
 import pytest
@@ -255,3 +256,32 @@ def test_worker_ends_when_the_crawl_process_is_killed(tmp_path):
         assert _gone(worker)
     finally:
         proc.kill()
+
+
+def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replaced(tmp_path):
+    # 10 ms is less than a new worker needs to import its parsers: the first page cannot make it.
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 't.db'}",
+                                       "BITEXT_PARSE_TIMEOUT": 0.01})
+    crawler.stats.open_spider()
+    stage = PageParsePipeline.from_crawler(crawler)
+    url, body, ctype = PAGES[1]
+
+    async def go() -> list[int]:
+        stage.open_spider()
+        pids = list(stage._pool._processes) if stage._pool else []
+        with pytest.raises(DropItem, match="BITEXT_PARSE_TIMEOUT"):
+            await stage.process_item(PageItem(url=url, site=SITE.key, body=body, content_type=ctype))
+        return pids
+
+    try:
+        pids = asyncio.run(go())
+    finally:
+        stage.close_spider()
+    assert stage._pool is None
+    assert crawler.stats.get_value("bitext/pages/dropped/parse_timeout") == 1
+    assert crawler.stats.get_value("bitext/errors/parse_worker") == 1
+    for pid in pids:  # killed, not left running the stuck page
+        deadline = time.monotonic() + 10
+        while not _gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _gone(pid)
