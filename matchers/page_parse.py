@@ -56,7 +56,6 @@ class ParsedPage:
     decoded: Decoded | None = None
     size_chars: int = 0
     features: Linearized | None = None
-    too_large: bool = False
     lang: str = UNDETERMINED
     lang_score: float = 0.0
     outlinks: list[Outlink] = field(default_factory=list)
@@ -98,12 +97,11 @@ def parse_page(
     decoded = decode_html(body, content_type)
     html = decoded.text
     features = linearize(html, max_tokens=options.max_tag_tokens)
-    out = ParsedPage(decoded=decoded, size_chars=script_weighted_length(html), features=features,
-                     too_large=too_large(features, options))
+    out = ParsedPage(decoded=decoded, size_chars=script_weighted_length(html), features=features)
     out.lang, out.lang_score = page_language(features, options, language)
     out.outlinks = outlinks(html, url)
     out.images = image_names(html, url)
-    if options.wants(out.lang) and not out.too_large and options.main_content:
+    if options.wants(out.lang) and not too_large(features, options) and options.main_content:
         out.paragraphs = extract_paragraphs(html, out.lang)
         for p in out.paragraphs:
             # Paragraphs jusText calls boilerplate are never kept; the site-level marking in the

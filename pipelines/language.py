@@ -7,22 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.page_parse import page_language
 from pipelines.base import MatchingStage
 
 
 class LanguagePipeline(MatchingStage):
-    def __init__(self, runtime: BitextRuntime) -> None:
-        super().__init__(runtime)
-        self.options = self.config.parse_options()
-
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         features = item.features
-        if item.parsed is not None and item.parsed.features is features:
+        if item.parsed is not None:
             item.lang, item.lang_score = item.parsed.lang, item.parsed.lang_score
         else:
-            item.lang, item.lang_score = page_language(features, self.options, self.runtime.language)
+            item.lang, item.lang_score = page_language(features, self.parse_options, self.runtime.language)
         self.stats.inc_value(f"bitext/pages/lang/{item.lang}")
         item.eligible = self.config.wants(item.lang) and not item.too_large and features is not None
         if not item.eligible:

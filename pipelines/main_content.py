@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.main_content import Paragraph, extract_paragraphs
 from matchers.page_content import Piece, StoredParagraph, page_content
 from matchers.page_parse import paragraph_language
@@ -22,14 +21,10 @@ from pipelines.base import MatchingStage
 
 
 class MainContentPipeline(MatchingStage):
-    def __init__(self, runtime: BitextRuntime) -> None:
-        super().__init__(runtime)
-        self.options = self.config.parse_options()
-
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.html is None or item.lang is None:
             return item
-        if not self.options.main_content:
+        if not self.parse_options.main_content:
             return item
         site = self.runtime.sites[item.site]
         parsed = item.parsed
@@ -48,7 +43,7 @@ class MainContentPipeline(MatchingStage):
             if p.boilerplate:
                 continue
             known = langs[i] if langs is not None else None
-            lang = known if known is not None else paragraph_language(p.text, item.lang, self.options,
+            lang = known if known is not None else paragraph_language(p.text, item.lang, self.parse_options,
                                                                       self.runtime.language)
             if lang != item.lang and lang != "und":
                 other_lang += 1

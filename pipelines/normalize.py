@@ -10,7 +10,6 @@ from typing import Any
 from scrapy.exceptions import DropItem
 
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.decoding import decode_html, looks_binary
 from matchers.linearize import linearize
 from matchers.page_parse import too_large
@@ -21,10 +20,6 @@ logger = logging.getLogger(__name__)
 
 
 class NormalizePipeline(MatchingStage):
-    def __init__(self, runtime: BitextRuntime) -> None:
-        super().__init__(runtime)
-        self.options = self.config.parse_options()
-
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         parsed = item.parsed
         if parsed.binary if parsed is not None else looks_binary(item.body):
@@ -40,7 +35,7 @@ class NormalizePipeline(MatchingStage):
         item.encoding = decoded.encoding
         self.stats.inc_value(f"bitext/pages/charset/{decoded.source}")
         item.features = features
-        if too_large(features, self.options):
+        if too_large(features, self.parse_options):
             item.too_large = True
             item.note = f"tag sequence longer than BITEXT_MAX_TAG_TOKENS={self.config.max_tag_tokens}"
             self.stats.inc_value("bitext/pages/too_large")

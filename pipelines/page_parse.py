@@ -81,7 +81,6 @@ def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:
 class PageParsePipeline(MatchingStage):
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
-        self.options = self.config.parse_options()
         self._pool: ProcessPoolExecutor | None = None
         self._local: _Worker | None = None  # parses in this process when the pool has failed
 
@@ -100,7 +99,7 @@ class PageParsePipeline(MatchingStage):
                 max_workers=self.config.parse_workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(self.options,),
+                initargs=(self.parse_options,),
             )
         return self._pool
 
@@ -131,7 +130,7 @@ class PageParsePipeline(MatchingStage):
 
     def _parse_here(self, item: PageItem) -> ParsedPage:
         if self._local is None:
-            self._local = _Worker(self.options)
+            self._local = _Worker(self.parse_options)
         return self._local.parse(item.body, item.content_type, item.url)
 
     def _restart(self, why: BaseException | str, kill: bool = False) -> None:

@@ -142,7 +142,7 @@ def test_worker_process_parses_and_a_dead_worker_costs_no_page(tmp_path):
         items = asyncio.run(go())
     finally:
         stage.close_spider()
-    expected = parse_page(body, ctype, url, stage.options, LanguageIdentifier())
+    expected = parse_page(body, ctype, url, stage.parse_options, LanguageIdentifier())
     for item in items:
         assert item.parsed is not None
         assert np.array_equal(item.parsed.features.tokens, expected.features.tokens)
