@@ -46,6 +46,10 @@ class BitextConfig:
     structure_max_ratio: float = 0.30
     # ... and the aligned text chunks' lengths must correlate at least this much (STRAND's r).
     structure_min_correlation: float = 0.50
+    # An earlier page is only compared under the distance that brings a new page within this
+    # margin of the similarity of its best candidate so far in the new page's language
+    # (matchers.best_structure); 1 compares every size-passing pair under the full threshold.
+    structure_best_margin: float = 0.10
     max_tag_tokens: int = 30000
     # Candidates kept per page and other language, best first (0 = all): a page pairs with one
     # page per language, so the long tail of a templated site only costs storage and time.
@@ -122,6 +126,7 @@ class BitextConfig:
         "size_paragraphs_tolerance": "BITEXT_SIZE_PARAGRAPHS_TOLERANCE",
         "structure_max_ratio": "BITEXT_STRUCTURE_MAX_RATIO",
         "structure_min_correlation": "BITEXT_STRUCTURE_MIN_CORRELATION",
+        "structure_best_margin": "BITEXT_STRUCTURE_BEST_MARGIN",
         "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
         "max_candidates_per_lang": "BITEXT_MAX_CANDIDATES_PER_LANG",
         "content_enabled": "BITEXT_CONTENT_ENABLED",
@@ -203,7 +208,7 @@ class BitextConfig:
                 raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
         if not 0.0 < self.structure_max_ratio <= 1.0:
             raise ValueError(f"BITEXT_STRUCTURE_MAX_RATIO must be in (0, 1], got {self.structure_max_ratio}")
-        for name in ("content_sentence_threshold", "content_min_share", "content_rescue_min_share",
+        for name in ("structure_best_margin", "content_sentence_threshold", "content_min_share", "content_rescue_min_share",
                      "content_train_min_share", "boilerplate_min_share"):
             v = getattr(self, name)
             if not 0.0 <= v <= 1.0:

@@ -181,6 +181,16 @@ def _ordered(a_id: int, a_lang: str, b_id: int, b_lang: str) -> tuple[int, str, 
     return (a_id, a_lang, b_id, b_lang) if a_id < b_id else (b_id, b_lang, a_id, a_lang)
 
 
+def _tiebreak(scores: dict[str, Any] | None) -> tuple[float, ...]:
+    """What orders candidates of equal score in the one-to-one resolution: the weighted
+    tag-sequence similarity, then the content share (absent evidence last)."""
+    out = []
+    for name in ("structure", "content_share"):
+        v = (scores or {}).get(name)
+        out.append(float(v) if isinstance(v, int | float) and v == v else -1.0)
+    return tuple(out)
+
+
 class Store:
     """Database access for the crawl and the ``bitext`` command."""
 
@@ -573,11 +583,11 @@ class Store:
         with Session(self.engine) as s, s.begin():
             self._lock_site(s, site_id)
             cands = [
-                Scored(r.page1_id, r.lang1, r.page2_id, r.lang2, r.score)
+                Scored(r.page1_id, r.lang1, r.page2_id, r.lang2, r.score, _tiebreak(r.scores))
                 for r in s.execute(
                     select(
                         CandidateRow.page1_id, CandidateRow.lang1, CandidateRow.page2_id,
-                        CandidateRow.lang2, CandidateRow.score,
+                        CandidateRow.lang2, CandidateRow.score, CandidateRow.scores,
                     ).where(CandidateRow.site_id == site_id, CandidateRow.accepted.is_not(False))
                 )
             ]

@@ -19,11 +19,22 @@ class Scored:
     page2: int
     lang2: str
     score: float
+    # Compared after the score, larger first: the decision's terms saturate (a structure term is
+    # capped at its weight), so pairs with the same score are common on templated sites, and the
+    # finer evidence behind the score then orders them better than arrival order would.
+    tiebreak: tuple[float, ...] = ()
+
+
+_NONE = (float("inf"),)  # no tiebreak: after every candidate that has one
 
 
 def resolve_one_to_one(candidates: Iterable[Scored]) -> list[Scored]:
-    """Greedy best-first matching; ties are broken by page ids so the result is deterministic."""
-    ordered = sorted(candidates, key=lambda c: (-c.score, min(c.page1, c.page2), max(c.page1, c.page2)))
+    """Greedy best-first matching: by score, then by ``tiebreak``, then by page ids, so the result
+    is deterministic."""
+    ordered = sorted(
+        candidates,
+        key=lambda c: (-c.score, tuple(-x for x in c.tiebreak) or _NONE, min(c.page1, c.page2), max(c.page1, c.page2)),
+    )
     taken: set[tuple[int, str]] = set()
     chosen: list[Scored] = []
     for c in ordered:

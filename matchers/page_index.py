@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from matchers.best_structure import BestStructure
 from matchers.page_content import PageContent
 from matchers.tag_store import TagSequenceStore
 
@@ -121,6 +122,7 @@ class LanguageIndex:
         self.content_length = GrowableColumn(np.int64)
         self.content: list[PageContent | None] = []
         self.tags = TagSequenceStore()
+        self.best_structure = BestStructure()
 
     def __len__(self) -> int:
         return len(self.urls)
@@ -186,7 +188,9 @@ class SiteIndex:
             for lang, index in self.languages.items()
             if lang != page.lang and len(index)
         ]
-        row = self.languages.setdefault(page.lang, LanguageIndex()).add(page)
+        if page.lang not in self.languages:
+            self.languages[page.lang] = LanguageIndex()
+        row = self.languages[page.lang].add(page)
         self._urls[page.url] = (page.lang, row)
         if len(page.tokens) >= MIN_DUP_TOKENS:
             self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)

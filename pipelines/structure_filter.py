@@ -20,10 +20,11 @@ import numpy as np
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
+from matchers.best_structure import pruning_limits
 from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
-from matchers.structure_threshold import scaled_limits, similarity
+from matchers.structure_threshold import longer_length, scaled_limits, similarity
 from pipelines.base import MatchingStage
 
 
@@ -34,6 +35,10 @@ def structure_filter(
     ratio: float,
     min_correlation: float,
     keep: int = 0,
+    *,
+    lang: str | None = None,
+    row: int | None = None,
+    margin: float | None = None,
 ) -> None:
     """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation.
 
@@ -45,22 +50,36 @@ def structure_filter(
       times cheaper (narrower band, earlier exit, more pairs cut by the lower bound).  If ``keep``
       candidates pass there, no other candidate can be more similar than they are, and the full
       threshold is never needed; otherwise the remaining candidates get it.
+
+    With ``margin`` set, ``lang`` the new page's language and ``row`` its row in that language's
+    index: an earlier page whose best candidate in ``lang`` so far has similarity ``s`` is only
+    compared under the distance that brings the new page within ``margin`` of ``s``
+    (matchers.best_structure); afterwards the kept candidates raise both pages' records.  Both
+    run on the caller's thread, which must be the only one to call this for the index.
     """
     for cand in candidates:
-        store = index.index(cand.lang).tags
+        other = index.index(cand.lang)
+        store = other.tags
         other_len = store.lengths[cand.rows]
         limits = scaled_limits(len(tokens), other_len, ratio)
         stages = [scaled_limits(len(tokens), other_len, ratio * _FIRST_STAGE), limits] if keep > 0 else [limits]
+        if margin is not None and lang is not None:
+            prune = pruning_limits(
+                other.best_structure.get(lang, cand.rows), longer_length(len(tokens), other_len), margin, SCALE
+            )
+            stages = [np.minimum(stage, prune).astype(np.int32) for stage in stages]
         n = len(cand)
         dist = np.full(n, -1, dtype=np.int64)  # -1: not within any limit tried
         corr = np.full(n, np.nan)
         chunks = np.zeros(n, dtype=np.int64)
         good = np.zeros(n, dtype=bool)
+        tried = np.full(n, -1, dtype=np.int64)  # the largest limit each row has been computed under
         for stage in stages:
-            todo = np.flatnonzero(dist < 0)
+            todo = np.flatnonzero((dist < 0) & (stage > tried))
             if not len(todo):
                 break
             d = store.distances(tokens, cand.rows[todo], stage[todo]).astype(np.int64)
+            tried[todo] = stage[todo]
             found = todo[d <= stage[todo]]
             dist[found] = d[d <= stage[todo]]
             # Correlation for the new ones, most similar first, until `keep` have passed overall.
@@ -89,16 +108,21 @@ def structure_filter(
             aligned_chunks=chunks,
         )
         cand.narrow(good)
+        if margin is not None and lang is not None and len(cand):
+            kept = cand.scores["structure"]
+            other.best_structure.raise_to(lang, cand.rows, kept)
+            if row is not None:
+                index.index(lang).best_structure.raise_to(cand.lang, np.array([row]), np.array([kept.max()]))
 
 
 # The first, cheaper distance limit, as a fraction of the threshold (see structure_filter).
 _FIRST_STAGE = 0.5
 
 
-def _timed(fn: Any, args: tuple[Any, ...]) -> float:
-    """Run ``fn(*args)``; return the CPU seconds this thread spent in it."""
+def _timed(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:
+    """Run ``fn(*args, **kwargs)``; return the CPU seconds this thread spent in it."""
     t0 = time.thread_time()
-    fn(*args)
+    fn(*args, **kwargs)
     return time.thread_time() - t0
 
 
@@ -128,7 +152,12 @@ class StructureFilterPipeline(MatchingStage):
             self.config.structure_min_correlation,
             self.config.max_candidates_per_lang,
         )
-        cpu = await asyncio.get_running_loop().run_in_executor(self._executor, _timed, structure_filter, args)
+        margin = self.config.structure_best_margin
+        where = index.locate(item.url)
+        kwargs = {"lang": item.lang, "row": where[1] if where else None, "margin": margin if margin < 1.0 else None}
+        cpu = await asyncio.get_running_loop().run_in_executor(
+            self._executor, _timed, structure_filter, args, kwargs
+        )
         self.stats.inc_value("bitext/time/structure_cpu_ms", int(cpu * 1000))
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))

@@ -22,6 +22,9 @@ def test_invalid_settings_are_rejected_with_the_setting_name():
         BitextConfig.from_settings({"BITEXT_SIZE_TAGS_TOLERANCE": "1.5"})
     with pytest.raises(ValueError, match="BITEXT_MAX_PAGES_PER_SITE"):
         BitextConfig.from_settings({"BITEXT_MAX_PAGES_PER_SITE": "many"})
+    with pytest.raises(ValueError, match="BITEXT_STRUCTURE_BEST_MARGIN"):
+        BitextConfig.from_settings({"BITEXT_STRUCTURE_BEST_MARGIN": "-0.1"})
+    assert BitextConfig.from_settings({"BITEXT_STRUCTURE_BEST_MARGIN": "1"}).structure_best_margin == 1.0
 
 
 def test_lang_helpers():

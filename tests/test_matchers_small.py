@@ -59,6 +59,29 @@ def test_one_to_one_is_deterministic_on_ties():
     assert [(c.page1, c.page2) for c in resolve_one_to_one(reversed(cands))] == [(1, 4)]
 
 
+def test_one_to_one_breaks_score_ties_by_the_finer_evidence():
+    # Equal (saturated) decision scores: the pair with the higher structure similarity wins,
+    # whatever the page ids; a missing tiebreak orders last.
+    cands = [
+        Scored(1, "en", 4, "fr", 0.5, (0.962, -1.0)),
+        Scored(3, "en", 4, "fr", 0.5, (0.974, -1.0)),
+        Scored(5, "en", 4, "fr", 0.5),
+    ]
+    for order in (cands, cands[::-1]):
+        assert [(c.page1, c.page2) for c in resolve_one_to_one(order)] == [(3, 4)]
+    # the score still comes first
+    assert resolve_one_to_one([Scored(1, "en", 2, "fr", 0.6, (0.1,)), Scored(3, "en", 2, "fr", 0.5, (0.9,))])[0].page1 == 1
+
+
+def test_store_resolution_uses_structure_then_content_share_as_tiebreak():
+    from bitext_spider.store import _tiebreak
+
+    assert _tiebreak({"structure": 0.9, "content_share": 0.4}) == (0.9, 0.4)
+    assert _tiebreak({"structure": float("nan")}) == (-1.0, -1.0)
+    assert _tiebreak({}) == (-1.0, -1.0)
+    assert _tiebreak(None) == (-1.0, -1.0)
+
+
 def _seq(lengths):
     out = [DIV]
     for n in lengths:

@@ -188,3 +188,65 @@ def test_structure_filter_keep_equals_exhaustive_top_k():
             best = np.sort(full.scores["structure"])[::-1][:3]
             assert np.allclose(np.sort(got.scores["structure"])[::-1], best)
             assert len(got) == min(3, len(full))
+
+
+def test_best_structure_record():
+    import numpy as np
+
+    from matchers.best_structure import BestStructure, pruning_limits
+
+    rec = BestStructure()
+    assert rec.get("fr", np.array([0, 5])).tolist() == [0.0, 0.0]
+    rec.raise_to("fr", np.array([3, 700]), np.array([0.8, 0.6]))
+    rec.raise_to("fr", np.array([3, 4]), np.array([0.7, float("nan")]))
+    assert rec.get("fr", np.array([3, 4, 700, 5000])).tolist() == [0.8, 0.0, 0.6, 0.0]
+    assert rec.get("de", np.array([3])).tolist() == [0.0]  # per other language
+    lim = pruning_limits(np.array([0.0, 0.9, 0.95]), np.array([100, 100, 200]), 0.1, 10)
+    assert lim[0] > 10**9 and lim[1:].tolist() == [200, 300]
+
+
+def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
+    """With a margin, the kept candidates are the exhaustive top-k among those that come within
+    the margin of their earlier page's best so far; both pages' records are raised."""
+    import copy
+
+    import numpy as np
+
+    from matchers.linearize import tag_code
+    from matchers.page_index import PageFeatures, SiteIndex
+    from pipelines.structure_filter import structure_filter
+
+    rng = np.random.default_rng(11)
+    tags = [tag_code(t) for t in ("div", "p", "a", "em", "li", "h2")] + [tag_code("p", True), tag_code("div", True)]
+    base = [int(x) for x in rng.choice(tags, 60)]
+
+    def variant():
+        seq = [t if rng.random() > 0.06 else int(rng.choice(tags)) for t in base]
+        for _ in range(int(rng.integers(3, 9))):
+            seq.insert(int(rng.integers(0, len(seq))), int(rng.integers(1, 40)))
+        return np.array(seq, dtype=np.int32)
+
+    margin, keep = 0.05, 3
+    index = SiteIndex("s")
+    for i in range(120):
+        index.register(PageFeatures(f"/en/{i}", "en", 1000, 1000, 60, 10, variant()))
+    en = index.index("en")
+    pruned_any = False
+    for j in range(40):
+        query = variant()
+        cands = index.register(PageFeatures(f"/fr/{j}", "fr", 1000, 1000, 60, 10, query))
+        everything = copy.deepcopy(cands)
+        before = en.best_structure.get("fr", cands[0].rows)
+        structure_filter(index, query, everything, 0.3, 0.5, keep=0)
+        structure_filter(index, query, cands, 0.3, 0.5, keep=keep, lang="fr", row=j, margin=margin)
+        (full,), (got,) = everything, cands
+        sims = full.scores["structure"]
+        eligible = sims >= before[full.rows] - margin - 1e-9
+        pruned_any |= bool(np.any(~eligible))
+        expected = np.sort(sims[eligible])[::-1][:keep]
+        assert np.allclose(np.sort(got.scores["structure"])[::-1], expected)
+        # records: every kept earlier page knows at least this similarity, the new page its best
+        assert np.all(en.best_structure.get("fr", got.rows) >= got.scores["structure"] - 1e-12)
+        if len(got):
+            assert index.index("fr").best_structure.get("en", np.array([j]))[0] == got.scores["structure"].max()
+    assert pruned_any  # the test exercised the pruning
