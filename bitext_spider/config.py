@@ -75,6 +75,11 @@ class BitextConfig:
     # filters (closest main-content length first) are checked on content alone, which must then
     # reach ``content_rescue_min_share``.
     content_rescue_candidates: int = 3
+    # ... at close, with the final models (the close sweep), and with this on also as each page
+    # arrives.  Off by default: at arrival a page's translation has often not been fetched yet,
+    # so most of those checks align unrelated pages (on a generated 3,183-page site 4,600 checks
+    # found 2 pages, which the close sweep finds as well; docs/benchmarks.md (c)).
+    content_rescue_at_arrival: bool = False
     content_rescue_min_share: float = 0.60
     content_rescue_max_length_diff: float = 0.40
     # Aligned pairs whose share reaches this train the model (one pair per page and language).
@@ -137,6 +142,7 @@ class BitextConfig:
         "content_required": "BITEXT_CONTENT_REQUIRED",
         "content_rescue_min_sentences": "BITEXT_CONTENT_RESCUE_MIN_SENTENCES",
         "content_rescue_candidates": "BITEXT_CONTENT_RESCUE_CANDIDATES",
+        "content_rescue_at_arrival": "BITEXT_CONTENT_RESCUE_AT_ARRIVAL",
         "content_rescue_min_share": "BITEXT_CONTENT_RESCUE_MIN_SHARE",
         "content_rescue_max_length_diff": "BITEXT_CONTENT_RESCUE_MAX_LENGTH_DIFF",
         "content_train_min_share": "BITEXT_CONTENT_TRAIN_MIN_SHARE",

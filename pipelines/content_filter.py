@@ -124,7 +124,7 @@ class ContentFilter:
                     best[cand.lang] = (float(score[k]), m)
             rejected.update((cand.lang, r) for r in cand.rows[~keep].tolist())
             cand.narrow(keep)
-        if cfg.content_rescue_candidates > 0:
+        if cfg.content_rescue_at_arrival and cfg.content_rescue_candidates > 0:
             empty = [
                 lang for lang in index.languages
                 if lang != content.lang and not (lang in by_lang and len(by_lang[lang]))

@@ -101,16 +101,20 @@ def test_main_content_is_stored_with_types_and_languages(tmp_path):
     assert crawler.stats.get_value("bitext/content/sentences") >= 4
 
 
-def test_other_template_is_paired_on_content_once_the_model_is_trained(tmp_path):
+@pytest.mark.parametrize("at_arrival", [True, False])
+def test_other_template_is_paired_on_content_once_the_model_is_trained(tmp_path, at_arrival):
     crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10,
-                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3)
+                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3,
+                                              BITEXT_CONTENT_RESCUE_AT_ARRIVAL=at_arrival)
     train(runtime)
     run(item("http://s.test/en/a", page_html("en", EN_A)))
     fr = run(item("http://s.test/fr/a", other_template("fr", FR_A)))
     assert fr.lang == "fr"
     assert crawler.stats.get_value("bitext/candidates/structure", 0) == 0  # structure turned it down
-    assert crawler.stats.get_value("bitext/content/rescued") == 1
+    # found as the page arrives, or else by the close sweep with the same model
+    assert crawler.stats.get_value("bitext/content/rescued", 0) == int(at_arrival)
     close()
+    assert crawler.stats.get_value("bitext/content/rescued_at_close", 0) == int(not at_arrival)
     store = Store(runtime.config.db_url, create=False)
     assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
     cand = next(iter(store.candidates()))
