@@ -32,10 +32,8 @@ class BestStructure:
 
     def get(self, other_lang: str, rows: np.ndarray) -> np.ndarray:
         """Best similarity of ``rows`` with a page of ``other_lang`` (0 where none is known)."""
-        col = self._best.get(other_lang)
+        col = self._best.get(other_lang, np.zeros(0))
         rows = np.asarray(rows, dtype=np.int64)
-        if col is None:
-            return np.zeros(len(rows))
         out = np.zeros(len(rows))
         known = rows < len(col)
         out[known] = col[rows[known]]

@@ -57,13 +57,14 @@ def structure_filter(
     (matchers.best_structure); afterwards the kept candidates raise both pages' records.  Both
     run on the caller's thread, which must be the only one to call this for the index.
     """
+    pruning = margin is not None and lang is not None
     for cand in candidates:
         other = index.index(cand.lang)
         store = other.tags
         other_len = store.lengths[cand.rows]
         limits = scaled_limits(len(tokens), other_len, ratio)
         stages = [scaled_limits(len(tokens), other_len, ratio * _FIRST_STAGE), limits] if keep > 0 else [limits]
-        if margin is not None and lang is not None:
+        if pruning:
             prune = pruning_limits(
                 other.best_structure.get(lang, cand.rows), longer_length(len(tokens), other_len), margin, SCALE
             )
@@ -108,7 +109,7 @@ def structure_filter(
             aligned_chunks=chunks,
         )
         cand.narrow(good)
-        if margin is not None and lang is not None and len(cand):
+        if pruning and len(cand):
             kept = cand.scores["structure"]
             other.best_structure.raise_to(lang, cand.rows, kept)
             if row is not None:
