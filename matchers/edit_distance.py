@@ -257,6 +257,18 @@ def lower_bound(len_a: int, len_b: int, hist_a: np.ndarray, hist_b: np.ndarray) 
     return SCALE * max(d, pos, neg)
 
 
+@numba.njit(nogil=True, cache=_CACHE)
+def batch_lower_bounds(
+    nq: int, q_hist: np.ndarray, offsets: np.ndarray, hists: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """:func:`lower_bound` of a query of ``nq`` tokens against each of ``rows`` (int64)."""
+    out = np.empty(rows.shape[0], np.int64)
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        out[k] = lower_bound(offsets[r + 1] - offsets[r], nq, hists[r], q_hist)
+    return out
+
+
 @numba.njit(nogil=True, cache=_CACHE, parallel=True)
 def batch_distances(
     query: np.ndarray,

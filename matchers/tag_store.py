@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from matchers.edit_distance import batch_distances, histogram
+from matchers.edit_distance import batch_distances, batch_lower_bounds, histogram
 
 _INITIAL_TOKENS = 1 << 16
 _INITIAL_ROWS = 256
@@ -119,6 +119,14 @@ class TagSequenceStore:
         view = self._hists[row]
         view.flags.writeable = False
         return view
+
+    def lower_bounds(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Exact lower bound (matchers.edit_distance.lower_bound) of ``query``'s distance to each row."""
+        query = np.ascontiguousarray(query, dtype=np.int32)
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        if rows.size and (rows.min() < 0 or rows.max() >= self._n):
+            raise IndexError("row out of range")
+        return batch_lower_bounds(query.shape[0], histogram(query, self.nbuckets), self._offsets, self._hists, rows)
 
     def distances(self, query: np.ndarray, rows: np.ndarray, limits: np.ndarray | int) -> np.ndarray:
         """Distance of ``query`` to each of ``rows``, or a value > that row's limit (int32).

@@ -25,6 +25,7 @@ from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.structure_threshold import longer_length, scaled_limits, similarity
+from matchers.tag_store import TagSequenceStore
 from pipelines.base import MatchingStage
 
 
@@ -43,13 +44,10 @@ def structure_filter(
     """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation.
 
     With ``keep`` > 0 only the ``keep`` most similar candidates per language that pass both tests
-    are wanted (the store keeps no more), which allows two savings with the same result:
-
-    * the correlation is computed best-first, a few candidates at a time, until ``keep`` passed;
-    * distances are first computed under half the threshold, where the banded kernel is several
-      times cheaper (narrower band, earlier exit, more pairs cut by the lower bound).  If ``keep``
-      candidates pass there, no other candidate can be more similar than they are, and the full
-      threshold is never needed; otherwise the remaining candidates get it.
+    are wanted (the store keeps no more), so the search is a best-k search (:func:`_best_k`):
+    once ``keep`` candidates have passed, a candidate is only compared under the distance that
+    would make it at least as similar as the ``keep``-th of them.  The result is that of
+    scoring every pair.
 
     With ``margin`` set, ``lang`` the new page's language and ``row`` its row in that language's
     index: an earlier page whose best candidate in ``lang`` so far has similarity ``s`` is only
@@ -63,44 +61,20 @@ def structure_filter(
         store = other.tags
         other_len = store.lengths[cand.rows]
         limits = scaled_limits(len(tokens), other_len, ratio)
-        stages = [scaled_limits(len(tokens), other_len, ratio * _FIRST_STAGE), limits] if keep > 0 else [limits]
+        search = limits.astype(np.int64)
         if pruning:
-            prune = pruning_limits(
-                other.best_structure.get(lang, cand.rows), longer_length(len(tokens), other_len), margin, SCALE
-            )
-            stages = [np.minimum(stage, prune).astype(np.int32) for stage in stages]
-        n = len(cand)
-        dist = np.full(n, -1, dtype=np.int64)  # -1: not within any limit tried
-        corr = np.full(n, np.nan)
-        chunks = np.zeros(n, dtype=np.int64)
-        good = np.zeros(n, dtype=bool)
-        tried = np.full(n, -1, dtype=np.int64)  # the largest limit each row has been computed under
-        for stage in stages:
-            todo = np.flatnonzero((dist < 0) & (stage > tried))
-            if not len(todo):
-                break
-            d = store.distances(tokens, cand.rows[todo], stage[todo]).astype(np.int64)
-            tried[todo] = stage[todo]
-            found = todo[d <= stage[todo]]
-            dist[found] = d[d <= stage[todo]]
-            # Correlation for the new ones, most similar first, until `keep` have passed overall.
-            sims = similarity(dist[found], len(tokens), other_len[found])
-            found = found[np.argsort(-sims, kind="stable")]
-            step = keep if keep > 0 else max(len(found), 1)
-            for start in range(0, len(found), step):
-                if keep and np.count_nonzero(good) >= keep:
-                    break
-                part = found[start : start + step]
-                corr[part], chunks[part] = batch_chunk_correlation(tokens, *store.arrays(), cand.rows[part], dist[part])
-                good[part] = np.isnan(corr[part]) | (corr[part] >= min_correlation)
-            if keep and np.count_nonzero(good) >= keep:
-                break
+            best = other.best_structure.get(lang, cand.rows)
+            search = np.minimum(search, pruning_limits(best, longer_length(len(tokens), other_len), margin, SCALE))
+        if keep > 0:
+            dist, corr, chunks, good = _best_k(store, tokens, cand.rows, other_len, search, min_correlation, keep)
+        else:
+            dist, corr, chunks, good = _all_within(store, tokens, cand.rows, search, min_correlation)
         known = dist >= 0
         structure = np.where(known, similarity(np.maximum(dist, 0), len(tokens), other_len), 0.0)
         if keep and np.count_nonzero(good) > keep:
-            best = np.flatnonzero(good)[np.argsort(-structure[good], kind="stable")][:keep]
-            good = np.zeros(n, dtype=bool)
-            good[best] = True
+            best_rows = np.flatnonzero(good)[np.argsort(-structure[good], kind="stable")][:keep]
+            good = np.zeros(len(cand), dtype=bool)
+            good[best_rows] = True
         cand.add_scores(
             edit_distance=np.where(known, dist / SCALE, np.nan),
             structure_threshold=limits / SCALE,
@@ -116,8 +90,92 @@ def structure_filter(
                 index.index(lang).best_structure.raise_to(cand.lang, np.array([row]), np.array([kept.max()]))
 
 
-# The first, cheaper distance limit, as a fraction of the threshold (see structure_filter).
-_FIRST_STAGE = 0.5
+_Scores = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _all_within(
+    store: TagSequenceStore, tokens: np.ndarray, rows: np.ndarray, limits: np.ndarray, min_correlation: float
+) -> _Scores:
+    """Distance of every row under its limit, correlation of every row within it."""
+    n = len(rows)
+    d = store.distances(tokens, rows, limits).astype(np.int64)
+    dist = np.where(d <= limits, d, -1)  # -1: not within the limit
+    corr = np.full(n, np.nan)
+    chunks = np.zeros(n, dtype=np.int64)
+    found = np.flatnonzero(dist >= 0)
+    corr[found], chunks[found] = batch_chunk_correlation(tokens, *store.arrays(), rows[found], dist[found])
+    good = (dist >= 0) & (np.isnan(corr) | (corr >= min_correlation))
+    return dist, corr, chunks, good
+
+
+def _best_k(
+    store: TagSequenceStore,
+    tokens: np.ndarray,
+    rows: np.ndarray,
+    lengths: np.ndarray,
+    limits: np.ndarray,
+    min_correlation: float,
+    keep: int,
+) -> _Scores:
+    """Enough of :func:`_all_within` to know the ``keep`` most similar rows that pass both tests.
+
+    Rows are compared in batches, lowest lower bound first, so that good candidates turn up
+    early.  Once ``keep`` rows have passed, the ``keep``-th of them (distance ``d_k``, longer
+    length ``T_k``) bounds the rest: row ``r`` (longer length ``T_r``) can only be at least as
+    similar if its distance is ``<= d_k * T_r / T_k`` (exact in integers, ties included), a
+    narrower band with an earlier exit for the DP and more rows cut by the lower bound.  On
+    templated sites most size-passing pairs lie near the threshold, so this is where the time
+    goes.  Correlations are computed most similar first, only for rows that can still enter the
+    best ``keep``.  Rows never compared keep distance -1.
+    """
+    n = len(rows)
+    nq = len(tokens)
+    longer = longer_length(nq, lengths)
+    dist = np.full(n, -1, dtype=np.int64)
+    corr = np.full(n, np.nan)
+    chunks = np.zeros(n, dtype=np.int64)
+    good = np.zeros(n, dtype=bool)
+    flat, offsets = store.arrays()
+    lower = store.lower_bounds(tokens, rows)
+    order = np.argsort(lower, kind="stable")
+    order = order[lower[order] <= limits[order]]  # the others cannot come within their limit
+    kth: tuple[int, int, float] | None = None  # (distance, longer length, similarity) of the keep-th
+    pending = np.zeros(0, dtype=np.int64)  # within the limit, correlation not computed yet
+    pos, size = 0, max(4 * keep, _FIRST_BATCH)
+    while pos < len(order):
+        batch = order[pos : pos + size]
+        pos, size = pos + size, 2 * size
+        lim = limits[batch]
+        if kth is not None:
+            lim = np.minimum(lim, kth[0] * longer[batch] // kth[1])
+            reach = lower[batch] <= lim
+            batch, lim = batch[reach], lim[reach]
+            if not len(batch):
+                continue
+        d = store.distances(tokens, rows[batch], lim).astype(np.int64)
+        hit = d <= lim
+        dist[batch[hit]] = d[hit]
+        pending = np.concatenate([pending, batch[hit]])
+        sims = similarity(dist[pending], nq, lengths[pending])
+        by_sim = np.argsort(-sims, kind="stable")
+        pending, sims = pending[by_sim], sims[by_sim]
+        i = 0
+        while i < len(pending) and (kth is None or sims[i] >= kth[2]):
+            part = pending[i : i + keep]
+            i += keep
+            corr[part], chunks[part] = batch_chunk_correlation(tokens, flat, offsets, rows[part], dist[part])
+            good[part] = np.isnan(corr[part]) | (corr[part] >= min_correlation)
+            passed = np.flatnonzero(good)
+            if len(passed) >= keep:
+                s = similarity(dist[passed], nq, lengths[passed])
+                k = int(np.argsort(-s, kind="stable")[keep - 1])
+                kth = (int(dist[passed[k]]), int(longer[passed[k]]), float(s[k]))
+        pending = pending[i:]
+    return dist, corr, chunks, good
+
+
+# The first batch of the best-k search: enough rows that `keep` good ones are usually among them.
+_FIRST_BATCH = 32
 
 
 def _timed(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:

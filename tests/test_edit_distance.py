@@ -230,3 +230,19 @@ def test_store_growth_keeps_rows() -> None:
     view = store.tokens(0)
     with pytest.raises(ValueError):
         view[:] = 0
+
+
+def test_store_lower_bounds_match_per_pair_bound() -> None:
+    store = TagSequenceStore(nbuckets=16, initial_tokens=8, initial_rows=2)
+    rows = [a for a, _ in PAIRS[:80]]
+    for seq in rows:
+        store.add(seq)
+    query = PAIRS[5][1]
+    picked = np.array([3, 0, 79, 3, 41], dtype=np.int64)
+    got = store.lower_bounds(query, picked)
+    qh = histogram(query, 16)
+    want = [lower_bound(len(rows[r]), len(query), histogram(rows[r], 16), qh) for r in picked]
+    assert got.tolist() == want
+    assert np.all(got <= [reference_distance(rows[r], query) for r in picked])
+    with pytest.raises(IndexError):
+        store.lower_bounds(query, np.array([80]))
