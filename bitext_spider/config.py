@@ -50,6 +50,9 @@ class BitextConfig:
     # margin of the similarity of its best candidate so far in the new page's language
     # (matchers.best_structure); 1 compares every size-passing pair under the full threshold.
     structure_best_margin: float = 0.10
+    # Run the structure filter in a process of its own (pipelines.structure_filter) rather than
+    # in a thread of the crawl process, whose GIL the reactor keeps busy.
+    structure_worker: bool = True
     max_tag_tokens: int = 30000
     # Candidates kept per page and other language, best first (0 = all): a page pairs with one
     # page per language, so the long tail of a templated site only costs storage and time.
@@ -132,6 +135,7 @@ class BitextConfig:
         "structure_max_ratio": "BITEXT_STRUCTURE_MAX_RATIO",
         "structure_min_correlation": "BITEXT_STRUCTURE_MIN_CORRELATION",
         "structure_best_margin": "BITEXT_STRUCTURE_BEST_MARGIN",
+        "structure_worker": "BITEXT_STRUCTURE_WORKER",
         "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
         "max_candidates_per_lang": "BITEXT_MAX_CANDIDATES_PER_LANG",
         "content_enabled": "BITEXT_CONTENT_ENABLED",

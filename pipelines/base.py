@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from typing import Any, TypeVar
 
 from scrapy.exceptions import NotConfigured
@@ -27,3 +30,17 @@ class MatchingStage:
         if not runtime.config.enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
         return cls(runtime)
+
+
+def exit_with_parent(parent: int, name: str, every: float = 1.0) -> None:
+    """End this worker process when the crawl process is gone.
+
+    A crawl killed with SIGKILL cannot shut its pool down, and the worker would wait on its task
+    queue for ever (it holds that pipe's write end itself, so it never sees end-of-file)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name=name, daemon=True).start()

@@ -21,8 +21,6 @@ import asyncio
 import logging
 import multiprocessing
 import os
-import threading
-import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any
 
@@ -32,7 +30,7 @@ from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from matchers.language_id import LanguageIdentifier
 from matchers.page_parse import ParsedPage, ParseOptions, parse_page
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, exit_with_parent
 
 logger = logging.getLogger(__name__)
 
@@ -56,21 +54,7 @@ _worker: _Worker | None = None
 def _init_worker(options: ParseOptions) -> None:
     global _worker
     _worker = _Worker(options)
-    _exit_with_parent(os.getppid())
-
-
-def _exit_with_parent(parent: int, every: float = 1.0) -> None:
-    """End this worker when the crawl process is gone.
-
-    A crawl killed with SIGKILL cannot shut its pool down, and the worker would wait on its task
-    queue for ever (it holds that pipe's write end itself, so it never sees end-of-file)."""
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="bitext-parse-parent-watch", daemon=True).start()
+    exit_with_parent(os.getppid(), "bitext-parse-parent-watch")
 
 
 def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:

@@ -2,17 +2,30 @@
 the page size (matchers.edit_distance, matchers.structure_threshold), then the correlation of the
 aligned text-chunk lengths (matchers.chunk_correlation).
 
-The batched numba kernel releases the GIL and runs in a worker thread, so the reactor keeps
-downloading while a page is compared against thousands of earlier ones.  One thread only, and
-one numba thread in it: numba's default threading layer must not be entered from two threads at
-once, and the reactor already keeps the other core busy.
+The filter runs in a process of its own (``BITEXT_STRUCTURE_WORKER``, default on).  In a thread
+of the crawl process its numba kernels released the GIL, but every step between them had to win
+the GIL back from the reactor, which holds it nearly all the time: at 3,183 pages the thread was
+busy 30-35 s of wall time for 6.5 s of CPU, and pages queued behind it until Scrapy stopped
+downloading (docs/benchmarks.md (c)).  The worker keeps its own copy of each site's tag
+sequences and best-so-far records (:class:`_SiteTags`): each request carries the rows the crawl
+process registered since the previous one, in registration order, and one worker answers the
+requests one at a time in the order they were sent, so it computes what the thread computed.
+
+If the worker dies, the stage logs it, counts ``bitext/errors/structure_worker`` and goes on in a
+thread of the crawl process, whose records start empty (it prunes less, it loses nothing).
+With ``BITEXT_STRUCTURE_WORKER=False`` it runs in that thread from the start: one thread, and one
+numba thread in it, since numba's default threading layer must not be entered from two threads
+at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import multiprocessing
+import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
 import numba
@@ -20,13 +33,15 @@ import numpy as np
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from matchers.best_structure import pruning_limits
+from matchers.best_structure import BestStructure, pruning_limits
 from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.structure_threshold import longer_length, scaled_limits, similarity
 from matchers.tag_store import TagSequenceStore
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, exit_with_parent
+
+logger = logging.getLogger(__name__)
 
 
 def structure_filter(
@@ -188,8 +203,63 @@ def _timed(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:
 def _one_numba_thread() -> None:
     # The reactor thread keeps one core busy; a two-thread prange would then wait on its
     # descheduled worker at every batch (docs/benchmarks.md), so the crawl's kernels run on
-    # this one thread, beside the reactor.
+    # one thread, beside the reactor.
     numba.set_num_threads(1)
+
+
+class _LanguageTags:
+    """What the structure filter reads of one language's index: tag sequences, best-so-far records."""
+
+    def __init__(self) -> None:
+        self.tags = TagSequenceStore()
+        self.best_structure = BestStructure()
+
+
+class _SiteTags:
+    """The worker's copy of a site's index, as far as :func:`structure_filter` reads it."""
+
+    def __init__(self) -> None:
+        self.languages: dict[str, _LanguageTags] = {}
+
+    def index(self, lang: str) -> _LanguageTags:
+        return self.languages[lang]
+
+    def add_rows(self, new_rows: dict[str, tuple[int, list[np.ndarray]]]) -> None:
+        for lang, (start, sequences) in new_rows.items():
+            tags = self.languages.setdefault(lang, _LanguageTags()).tags
+            if start != len(tags):
+                # Rows are numbered by the crawl process; a gap would pair the wrong pages.
+                raise RuntimeError(f"structure worker out of step: {lang} row {start}, has {len(tags)}")
+            for tokens in sequences:
+                tags.add(tokens)
+
+
+# The worker process's sites (a pool initializer can only leave state at module level).  It is
+# set in the worker process only, never in the crawl process.
+_worker_sites: dict[str, _SiteTags] | None = None
+
+_Request = tuple[str, dict[str, tuple[int, list[np.ndarray]]], np.ndarray, list[tuple[str, np.ndarray]]]
+_Answer = tuple[float, list[tuple[np.ndarray, dict[str, np.ndarray]]]]
+
+
+def _init_worker(parent: int) -> None:
+    global _worker_sites
+    _worker_sites = {}
+    _one_numba_thread()
+    exit_with_parent(parent, "bitext-structure-parent-watch")
+
+
+def _filter_in_worker(request: _Request, params: tuple[Any, ...], kwargs: dict[str, Any]) -> _Answer:
+    """:func:`structure_filter` on the worker's copy of the site: per candidate set, the rows kept
+    and their scores (the size scores stay in the crawl process)."""
+    assert _worker_sites is not None, "the pool initializer did not run"
+    t0 = time.thread_time()
+    site, new_rows, tokens, wanted = request
+    state = _worker_sites.setdefault(site, _SiteTags())
+    state.add_rows(new_rows)
+    candidates = [CandidateSet(lang, rows) for lang, rows in wanted]
+    structure_filter(state, tokens, candidates, *params, **kwargs)  # type: ignore[arg-type]
+    return time.thread_time() - t0, [(c.rows, c.scores) for c in candidates]
 
 
 class StructureFilterPipeline(MatchingStage):
@@ -198,15 +268,31 @@ class StructureFilterPipeline(MatchingStage):
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="bitext-structure", initializer=_one_numba_thread
         )
+        self._pool: ProcessPoolExecutor | None = None
+        self._use_worker = self.config.structure_worker
+        self._sent: dict[tuple[str, str], int] = {}  # (site, language) -> rows sent to the worker
+
+    def open_spider(self, spider: Any = None) -> None:
+        # Start the worker with the crawl: its imports overlap the first requests.
+        if self._use_worker:
+            self._worker()
+
+    def _worker(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn, not fork: the crawl process has threads and a running reactor.
+            self._pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(os.getpid(),),
+            )
+        return self._pool
 
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.candidates or item.features is None:
             return item
         index = self.runtime.sites[item.site].index
-        args = (
-            index,
-            item.features.tokens,
-            item.candidates,
+        params = (
             self.config.structure_max_ratio,
             self.config.structure_min_correlation,
             self.config.max_candidates_per_lang,
@@ -214,13 +300,63 @@ class StructureFilterPipeline(MatchingStage):
         margin = self.config.structure_best_margin
         where = index.locate(item.url)
         kwargs = {"lang": item.lang, "row": where[1] if where else None, "margin": margin if margin < 1.0 else None}
-        cpu = await asyncio.get_running_loop().run_in_executor(
-            self._executor, _timed, structure_filter, args, kwargs
-        )
+        cpu = None
+        if self._use_worker:
+            cpu = await self._filter_in_worker(item, index, params, kwargs)
+        if cpu is None:
+            cpu = await asyncio.get_running_loop().run_in_executor(
+                self._executor, _timed, structure_filter, (index, item.features.tokens, item.candidates, *params), kwargs
+            )
         self.stats.inc_value("bitext/time/structure_cpu_ms", int(cpu * 1000))
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))
         return item
 
+    async def _filter_in_worker(
+        self, item: PageItem, index: SiteIndex, params: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> float | None:
+        """Filter ``item.candidates`` in the worker; None if the worker is gone (the caller then
+        filters them in the thread)."""
+        assert item.features is not None
+        request: _Request = (
+            item.site,
+            self._new_rows(item.site, index),
+            item.features.tokens,
+            [(c.lang, c.rows) for c in item.candidates],
+        )
+        try:
+            cpu, answers = await asyncio.wrap_future(self._worker().submit(_filter_in_worker, request, params, kwargs))
+        except BrokenExecutor as exc:
+            self._give_up_worker(exc)
+            return None
+        for cand, (rows, scores) in zip(item.candidates, answers, strict=True):
+            cand.narrow(np.isin(cand.rows, rows, assume_unique=True))
+            cand.add_scores(**scores)
+        return cpu
+
+    def _new_rows(self, site: str, index: SiteIndex) -> dict[str, tuple[int, list[np.ndarray]]]:
+        """The rows of ``site`` registered since the last request (a resumed site's stored pages
+        at its first), per language, from the first unsent row."""
+        out = {}
+        for lang, language in index.languages.items():
+            sent = self._sent.get((site, lang), 0)
+            if len(language.tags) > sent:
+                out[lang] = (sent, [language.tags.tokens(r) for r in range(sent, len(language.tags))])
+                self._sent[site, lang] = len(language.tags)
+        return out
+
+    def _give_up_worker(self, why: BaseException) -> None:
+        if not self._use_worker:
+            return  # another page already found the worker gone
+        logger.error("structure-filter worker lost (%s); filtering in the crawl process from now on", why)
+        self.stats.inc_value("bitext/errors/structure_worker")
+        self._use_worker = False
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
     def close_spider(self, spider: Any = None) -> None:
         self._executor.shutdown(wait=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None

@@ -250,3 +250,70 @@ def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
         if len(got):
             assert index.index("fr").best_structure.get("en", np.array([j]))[0] == got.scores["structure"].max()
     assert pruned_any  # the test exercised the pruning
+
+
+def _structure_run(tmp_path, name, worker, pages, kill_after=None):
+    """Pages through normalize, language, size and structure; per page its candidates' rows and
+    scores.  ``kill_after``: SIGKILL the structure worker after that many pages."""
+    import os
+    import signal
+
+    crawler = get_crawler(
+        SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / name}", "BITEXT_STRUCTURE_WORKER": worker}
+    )
+    crawler.stats.open_spider()
+    runtime = BitextRuntime.of(crawler)
+    runtime.open_site(SITE)
+    stages = [cls.from_crawler(crawler) for cls in (NormalizePipeline, LanguagePipeline, SizeFilterPipeline,
+                                                    StructureFilterPipeline)]
+    stages[3].open_spider()
+    out = []
+
+    async def go():
+        for n, (url, html) in enumerate(pages):
+            if n == kill_after:
+                for pid in list(stages[3]._pool._processes) if stages[3]._pool else []:
+                    os.kill(pid, signal.SIGKILL)
+            it = item(url, html)
+            for stage in stages:
+                result = stage.process_item(it)
+                it = await result if asyncio.iscoroutine(result) else result
+            out.append([(c.lang, c.rows.tolist(), {k: v.tolist() for k, v in sorted(c.scores.items())})
+                        for c in it.candidates])
+
+    try:
+        asyncio.run(go())
+    finally:
+        stages[3].close_spider()
+    return out, crawler.stats
+
+
+def _site_pages(tmp_path):
+    from bitext_spider.demo_site import generate_site
+
+    generate_site(tmp_path / "site", base_url="http://s.test", n_docs=12, langs=("en", "fr"), seed=3,
+                  extras=False, retemplated=0.3)
+    files = sorted((tmp_path / "site" / "www").rglob("*.html"))
+    return [(f"http://s.test/{f.relative_to(tmp_path / 'site' / 'www')}", f.read_text("utf-8")) for f in files]
+
+
+def test_structure_worker_process_computes_what_the_thread_computes(tmp_path):
+    pages = _site_pages(tmp_path)
+    here, _ = _structure_run(tmp_path, "t.db", False, pages)
+    there, stats = _structure_run(tmp_path, "w.db", True, pages)
+    assert sum(len(c[1]) for page in here for c in page) >= 10  # the site gives candidates
+    assert there == here
+    assert stats.get_value("bitext/time/structure_cpu_ms") is not None
+    assert stats.get_value("bitext/errors/structure_worker") is None
+
+
+def test_a_dead_structure_worker_costs_no_candidates(tmp_path):
+    """After the worker is killed the thread takes over; its best-so-far records start empty, so
+    it prunes less, but the kept candidates are those of the thread from the start here."""
+    pages = _site_pages(tmp_path)
+    here, _ = _structure_run(tmp_path, "t.db", False, pages)
+    first = next(n for n, page in enumerate(here) if page)  # the worker has served this page
+    there, stats = _structure_run(tmp_path, "k.db", True, pages, kill_after=first + 1)
+    assert sum(1 for page in here[first + 1 :] if page) >= 3  # pages the thread took over
+    assert stats.get_value("bitext/errors/structure_worker") == 1
+    assert [[c[:2] for c in page] for page in there] == [[c[:2] for c in page] for page in here]
