@@ -5,11 +5,13 @@ aligned text-chunk lengths (matchers.chunk_correlation).
 The filter runs in a process of its own (``BITEXT_STRUCTURE_WORKER``, default on).  In a thread
 of the crawl process its numba kernels released the GIL, but every step between them had to win
 the GIL back from the reactor, which holds it nearly all the time: at 3,183 pages the thread was
-busy 30-35 s of wall time for 6.5 s of CPU, and pages queued behind it until Scrapy stopped
-downloading (docs/benchmarks.md (c)).  The worker keeps its own copy of each site's tag
-sequences and best-so-far records (:class:`_SiteTags`): each request carries the rows the crawl
-process registered since the previous one, in registration order, and one worker answers the
-requests one at a time in the order they were sent, so it computes what the thread computed.
+busy 30-35 s of wall time for 6.5 s of CPU, and pages queued behind it.  The crawl gained less
+than that suggests (docs/benchmarks.md (c)): the reactor, not this filter, sets its pace.
+
+The worker keeps its own copy of each site's tag sequences and best-so-far records
+(:class:`_SiteTags`): each request carries the rows the crawl process registered since the
+previous one, in registration order, and one worker answers the requests one at a time in the
+order they were sent, so it computes what the thread computed.
 
 If the worker dies, the stage logs it, counts ``bitext/errors/structure_worker`` and goes on in a
 thread of the crawl process, whose records start empty (it prunes less, it loses nothing).
