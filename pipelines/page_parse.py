@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-import os
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any
 
@@ -54,7 +53,7 @@ _worker: _Worker | None = None
 def _init_worker(options: ParseOptions) -> None:
     global _worker
     _worker = _Worker(options)
-    exit_with_parent(os.getppid(), "bitext-parse-parent-watch")
+    exit_with_parent("bitext-parse-parent-watch")
 
 
 def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:

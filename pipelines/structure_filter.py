@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-import os
 import time
 from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
@@ -244,11 +243,11 @@ _Request = tuple[str, dict[str, tuple[int, list[np.ndarray]]], np.ndarray, list[
 _Answer = tuple[float, list[tuple[np.ndarray, dict[str, np.ndarray]]]]
 
 
-def _init_worker(parent: int) -> None:
+def _init_worker() -> None:
     global _worker_sites
     _worker_sites = {}
     _one_numba_thread()
-    exit_with_parent(parent, "bitext-structure-parent-watch")
+    exit_with_parent("bitext-structure-parent-watch")
 
 
 def _filter_in_worker(request: _Request, params: tuple[Any, ...], kwargs: dict[str, Any]) -> _Answer:
@@ -286,7 +285,6 @@ class StructureFilterPipeline(MatchingStage):
                 max_workers=1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(os.getpid(),),
             )
         return self._pool
 
