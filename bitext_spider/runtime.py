@@ -16,6 +16,7 @@ from typing import Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.model_registry import ModelRegistry
+from bitext_spider.page_parser import PageParser
 from bitext_spider.seeds import Site
 from bitext_spider.store import PageRecord, Store, StoreWriter
 from matchers.language_id import LanguageIdentifier
@@ -61,6 +62,11 @@ class BitextRuntime:
             on_written=self._written,
         )
         self.language = LanguageIdentifier()
+        # Parses each HTML page in worker processes, for the spider's links and the stages alike.
+        self.page_parser = (
+            PageParser(self.config, crawler)
+            if self.config.enabled and self.config.parse_workers > 0 else None
+        )
         self.models = ModelRegistry(self.store, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
         # Site-level steps of the matching stages, run when the crawl closes: before the
@@ -156,6 +162,8 @@ class BitextRuntime:
             return
         self._closed = True
         sys.setswitchinterval(self._switch_interval)
+        if self.page_parser is not None:
+            self.page_parser.close()
         self.models.stop_snapshots()
         self.writer.flush()
         self.writer.close()

@@ -18,6 +18,11 @@ AUTOTHROTTLE_TARGET_CONCURRENCY = 4.0
 CONCURRENT_REQUESTS = 32
 CONCURRENT_REQUESTS_PER_DOMAIN = 8
 
+# Scrapy starts CONCURRENT_ITEMS asyncio tasks for every response's output, whatever its size (a
+# per-response limit, default 100). The spider yields one item a page, so a few tasks are enough;
+# 100 cost about 10 s of the reactor thread in a 10,000-page crawl (docs/benchmarks.md (c)).
+CONCURRENT_ITEMS = 8
+
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
 DOWNLOAD_WARNSIZE = 4 * 1024 * 1024

@@ -116,13 +116,15 @@ def parse_html(html: str) -> lxml.html.HtmlElement | None:
     return root
 
 
-def linearize(html: str, max_tokens: int = 0) -> Linearized:
+def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> Linearized:
     """Walk the page once: tag sequence, start-tag count, text blocks, title, images.
+
+    ``html`` is the page source or the tree :func:`parse_html` made of it.
 
     ``max_tokens`` > 0 stops collecting tokens past that length (the page is then too large to
     compare structurally; the caller decides what to do with it).
     """
-    root = parse_html(html)
+    root = parse_html(html) if isinstance(html, str) else html
     if root is None:
         return Linearized(tokens=np.zeros(0, dtype=np.int32), n_tags=0)
 

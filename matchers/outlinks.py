@@ -8,31 +8,48 @@ pages that link to each other are related.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-import lxml.html
+from scrapy.linkextractors import IGNORED_EXTENSIONS
+from w3lib.html import strip_html5_whitespace
+from w3lib.url import safe_url_string
+
+from matchers.linearize import parse_html
 
 Outlink = tuple[str, str, str]  # (absolute URL without fragment, anchor text, hreflang or "")
 
 _MAX_ANCHOR = 200
 
 
-def outlinks(html: str, base_url: str, max_links: int = 5000) -> list[Outlink]:
-    """``(url, anchor text, hreflang)`` of the page's ``<a href>``, ``<area href>`` and
-    ``<link rel=alternate hreflang>``, in document order, http(s) only, first occurrence of each
-    (url, hreflang) kept.  Never raises on bad HTML: an unparsable page has no links."""
-    if not html or html.isspace():
-        return []
-    try:
-        root = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return []
-    base = base_url
+# What Scrapy's LinkExtractor skips by default: links to files that are not pages.
+_NOT_PAGES = tuple("." + ext for ext in IGNORED_EXTENSIONS)
+_FOLLOW_SCHEMES = ("http", "https", "file", "ftp")
+
+
+def _root(html: str | Any) -> Any:
+    """A parsed page: ``html`` itself when it is already a tree (one parse for every step)."""
+    return parse_html(html) if isinstance(html, str) else html
+
+
+def _base(root: Any, base_url: str) -> str:
     for el in root.iter("base"):
         href = (el.get("href") or "").strip()
         if href:
-            base = urljoin(base_url, href)
+            return urljoin(base_url, href)
         break
+    return base_url
+
+
+def outlinks(html: str | Any, base_url: str, max_links: int = 5000) -> list[Outlink]:
+    """``(url, anchor text, hreflang)`` of the page's ``<a href>``, ``<area href>`` and
+    ``<link rel=alternate hreflang>``, in document order, http(s) only, first occurrence of each
+    (url, hreflang) kept.  ``html`` is the page source or its tree (matchers.linearize.parse_html).
+    Never raises on bad HTML: an unparsable page has no links."""
+    root = _root(html)
+    if root is None:
+        return []
+    base = _base(root, base_url)
     seen: set[tuple[str, str]] = set()
     out: list[Outlink] = []
     for el in root.iter("a", "area", "link"):
@@ -57,3 +74,44 @@ def outlinks(html: str, base_url: str, max_links: int = 5000) -> list[Outlink]:
         if len(out) >= max_links:
             break
     return out
+
+
+def follow_links(html: str | Any, base_url: str, encoding: str = "utf-8") -> list[str]:
+    """The URLs a crawler follows from the page, in document order, each once, without fragment.
+
+    What Scrapy's ``LinkExtractor(tags=("a", "area"), attrs=("href",), unique=True)`` returns
+    (resolved against ``<base href>``, percent-escaped as ``encoding`` says, http/https/file/ftp
+    only, no links to files with an extension in ``IGNORED_EXTENSIONS``), then the ``href`` of
+    ``<link hreflang>``, RSS/Atom ``<link>`` and ``<link rel=sitemap>``.  It works on the tree the
+    other page steps use, so a page is parsed once, in the page-parse worker when there is one.
+    """
+    root = _root(html)
+    if root is None:
+        return []
+    base = _base(root, base_url)
+    urls: dict[str, None] = {}
+    for el in root.iter("a", "area"):
+        href = el.get("href")
+        if href is None:
+            continue
+        try:
+            url = safe_url_string(urljoin(base, strip_html5_whitespace(href)), encoding=encoding)
+            url = urljoin(base_url, url)
+            parts = urlsplit(url)
+        except ValueError:  # an invalid IPv6 host and the like
+            continue
+        if parts.scheme not in _FOLLOW_SCHEMES or parts.path.lower().endswith(_NOT_PAGES):
+            continue
+        urls[urldefrag(url)[0]] = None
+    for el in root.iter("link"):
+        href = el.get("href")
+        kind = el.get("type") or ""
+        if href is None or not (
+            el.get("hreflang") is not None or "rss" in kind or "atom" in kind or el.get("rel") == "sitemap"
+        ):
+            continue
+        try:
+            urls[urldefrag(urljoin(base, href.strip()))[0]] = None
+        except ValueError:
+            continue
+    return list(urls)

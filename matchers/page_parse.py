@@ -20,9 +20,9 @@ from matchers.decoding import Decoded, decode_html, looks_binary
 from matchers.image_evidence import image_names
 from matchers.lang_codes import primary_subtag, same_language
 from matchers.language_id import UNDETERMINED, LanguageIdentifier
-from matchers.linearize import Linearized, linearize, word_count
+from matchers.linearize import Linearized, linearize, parse_html, word_count
 from matchers.main_content import Paragraph, extract_paragraphs
-from matchers.outlinks import Outlink, outlinks
+from matchers.outlinks import Outlink, follow_links, outlinks
 from matchers.page_content import Piece, split_paragraph
 from matchers.size_ratio import script_weighted_length
 
@@ -59,6 +59,7 @@ class ParsedPage:
     lang: str = UNDETERMINED
     lang_score: float = 0.0
     outlinks: list[Outlink] = field(default_factory=list)
+    follow: list[str] = field(default_factory=list)  # the links the spider follows (outlinks.follow_links)
     images: list[str] = field(default_factory=list)
     # Main content, when the page is eligible and a content stage needs it (else None): jusText's
     # paragraphs, each one's own language (None: too short or boilerplate, not identified) and
@@ -96,11 +97,14 @@ def parse_page(
         return ParsedPage(binary=True, cpu_seconds=time.process_time() - t0)
     decoded = decode_html(body, content_type)
     html = decoded.text
-    features = linearize(html, max_tokens=options.max_tag_tokens)
+    # One parse for the tag sequence, the links and the images.
+    root = parse_html(html)
+    features = linearize(root, max_tokens=options.max_tag_tokens)
     out = ParsedPage(decoded=decoded, size_chars=script_weighted_length(html), features=features)
     out.lang, out.lang_score = page_language(features, options, language)
-    out.outlinks = outlinks(html, url)
-    out.images = image_names(html, url)
+    out.outlinks = outlinks(root, url)
+    out.follow = follow_links(root, url, decoded.encoding)
+    out.images = image_names(root, url) if root is not None else []
     if options.wants(out.lang) and not too_large(features, options) and options.main_content:
         out.paragraphs = extract_paragraphs(html, out.lang)
         for p in out.paragraphs:

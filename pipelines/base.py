@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import threading
-import time
 from typing import Any, TypeVar
 
 from scrapy.exceptions import NotConfigured
 
 from bitext_spider.runtime import BitextRuntime
+from bitext_spider.worker_process import exit_with_parent
+
+__all__ = ["MatchingStage", "exit_with_parent"]
 
 _Stage = TypeVar("_Stage", bound="MatchingStage")
 
@@ -30,19 +30,3 @@ class MatchingStage:
         if not runtime.config.enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
         return cls(runtime)
-
-
-def exit_with_parent(name: str, every: float = 1.0) -> None:
-    """End this worker process when the crawl process (its parent) is gone.
-
-    A crawl killed with SIGKILL cannot shut its pool down, and the worker would wait on its task
-    queue for ever (it holds that pipe's write end itself, so it never sees end-of-file)."""
-
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
-        os._exit(0)
-
-    threading.Thread(target=watch, name=name, daemon=True).start()

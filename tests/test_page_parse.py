@@ -132,7 +132,7 @@ def test_worker_process_parses_and_a_dead_worker_costs_no_page(tmp_path):
             item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
             items.append(await stage.process_item(item))
             # Kill the worker after the first page: the second is parsed here and a new pool starts.
-            for pid in list(stage._pool._processes) if stage._pool else []:
+            for pid in list(stage.parser._pool._processes) if stage.parser._pool else []:
                 os.kill(pid, signal.SIGKILL)
         item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
         items.append(await stage.process_item(item))
@@ -182,7 +182,7 @@ def rows(db: str) -> dict[str, list]:
 
 
 def test_crawl_with_a_worker_stores_what_a_crawl_without_one_stores(tmp_path):
-    """The demo site, one request at a time (so pages arrive in the same order).
+    """The demo site, one page at a time (so pages arrive in the same order).
 
     With the content filter off every stored row must be the same.  With it on, the model's
     training interleaves with later pages' checks as the threads run, so candidate scores vary
@@ -194,7 +194,11 @@ def test_crawl_with_a_worker_stores_what_a_crawl_without_one_stores(tmp_path):
     port = free_port()
     info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=30, langs=("en", "fr", "de"),
                          seed=5, coverage=0.9, retemplated=0.3, extras=True)
-    same = ["-s", "CONCURRENT_REQUESTS=1", "-s", "BITEXT_CONTENT_MATURE_SENTENCES=100"]
+    # One page at a time, each through the pipelines before the next is fetched: with a worker the
+    # spider schedules a page's links only when its parse comes back, so a crawl that overlapped
+    # would take the pages in another order.
+    same = ["-s", "CONCURRENT_REQUESTS=1", "-s", "SCRAPER_SLOT_MAX_ACTIVE_SIZE=1",
+            "-s", "BITEXT_CONTENT_MATURE_SENTENCES=100"]
     out = {}
     with serve_site(tmp_path / "site", port=port):
         for content in (False, True):
@@ -233,7 +237,7 @@ def test_worker_ends_when_the_crawl_process_is_killed(tmp_path):
         "import multiprocessing, os, sys, time\n"
         "from concurrent.futures import ProcessPoolExecutor\n"
         "from matchers.page_parse import ParseOptions\n"
-        "from pipelines.page_parse import _init_worker\n"
+        "from bitext_spider.page_parser import _init_worker\n"
         "if __name__ == '__main__':\n"
         "    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'),\n"
         "                               initializer=_init_worker, initargs=(ParseOptions(),))\n"
@@ -268,7 +272,7 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
 
     async def go() -> list[int]:
         stage.open_spider()
-        pids = list(stage._pool._processes) if stage._pool else []
+        pids = list(stage.parser._pool._processes) if stage.parser._pool else []
         with pytest.raises(DropItem, match="BITEXT_PARSE_TIMEOUT"):
             await stage.process_item(PageItem(url=url, site=SITE.key, body=body, content_type=ctype))
         return pids
@@ -277,7 +281,7 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
         pids = asyncio.run(go())
     finally:
         stage.close_spider()
-    assert stage._pool is None
+    assert stage.parser._pool is None
     assert crawler.stats.get_value("bitext/pages/dropped/parse_timeout") == 1
     assert crawler.stats.get_value("bitext/errors/parse_worker") == 1
     for pid in pids:  # killed, not left running the stuck page

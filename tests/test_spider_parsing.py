@@ -51,3 +51,57 @@ def test_page_links_include_hreflang_and_feeds_and_stay_on_site(tmp_path):
     response = HtmlResponse("http://s.test/en/a.html", body=html, request=Request("http://s.test/en/a.html"))
     links = sp._page_links(response, state)
     assert set(links) == {"http://s.test/en/b.html", "http://s.test/fr/a.html", "http://s.test/feed.xml"}
+
+
+def _scrapy_links(response):
+    """What the spider followed before it parsed pages once: Scrapy's LinkExtractor plus the
+    ``<link>`` alternates, feeds and sitemaps."""
+    from urllib.parse import urldefrag
+
+    from scrapy.linkextractors import LinkExtractor
+
+    urls = {urldefrag(link.url)[0]: None
+            for link in LinkExtractor(tags=("a", "area"), attrs=("href",), unique=True).extract_links(response)}
+    for href in response.xpath("//link[@hreflang]/@href | //link[contains(@type, 'rss') or "
+                               "contains(@type, 'atom')]/@href | //link[@rel='sitemap']/@href").getall():
+        urls[urldefrag(response.urljoin(href.strip()))[0]] = None
+    return list(urls)
+
+
+FOLLOW_CASES = [
+    ("http://s.test/en/a.html", "utf-8", """<html><head><link rel="alternate" hreflang="fr" href="/fr/a.html">
+     <link rel="alternate" type="application/atom+xml" href="feed.atom"><link rel="sitemap" href="/sm.xml">
+     <link rel="stylesheet" href="/s.css"></head><body>
+     <a href="b.html#top">b</a> <a href=" /en/c.html ">c</a> <a href="b.html">again</a>
+     <a href="javascript:void(0)">js</a> <a href="mailto:x@s.test">mail</a> <a href="/doc.PDF">pdf</a>
+     <a href="/img/x.jpg?v=1">jpg</a> <a href="/arch.tar.gz">tgz</a> <a>no href</a> <a href="">self</a>
+     <map><area href="/en/area.html"></map> <a href="/en/café été.html">accents</a>
+     <a href="/search?q=été">query</a> <a href="http://[::1">bad ipv6</a> <a href="//other.test/x">other</a>
+     <!-- <a href="/commented.html">c</a> --></body></html>"""),
+    ("http://s.test/dir/page", "utf-8", """<html><head><base href="http://s.test/base/"></head>
+     <body><a href="rel.html">r</a><a href="/abs.html">a</a><a href="../up.html">u</a></body></html>"""),
+    ("http://s.test/fr/p", "iso-8859-1", """<html><head><meta charset="iso-8859-1"></head>
+     <body><a href="/fr/été.html">e</a><a href="/q?x=été">q</a></body></html>"""),
+]
+
+
+def test_follow_links_are_what_scrapys_link_extractor_gives():
+    from matchers.outlinks import follow_links
+
+    for url, encoding, html in FOLLOW_CASES:
+        response = HtmlResponse(url, body=html.encode(encoding), encoding=encoding)
+        assert follow_links(html, url, encoding) == _scrapy_links(response), url
+
+
+def test_a_link_beyond_the_depth_limit_stays_followable_from_a_nearer_page(tmp_path):
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("http://s.test/\n")
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 's.db'}", "DEPTH_LIMIT": 1})
+    sp = SiteSpider.from_crawler(crawler, seeds=str(seeds))
+    state = sp.runtime.open_site(sp.sites[0])
+    # A sitemap found through robots.txt is at depth 1: its links would be at depth 2.
+    sitemap = XmlResponse("http://s.test/sitemap.xml", body=SITEMAP, request=Request("http://s.test/sitemap.xml",
+                                                                                     meta={"depth": 1}))
+    assert list(sp._follow(["http://s.test/en/a.html"], state, sitemap)) == []
+    home = HtmlResponse("http://s.test/", body=b"<html></html>", request=Request("http://s.test/", meta={"depth": 0}))
+    assert [r.url for r in sp._follow(["http://s.test/en/a.html"], state, home)] == ["http://s.test/en/a.html"]

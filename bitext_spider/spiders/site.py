@@ -22,7 +22,6 @@ import scrapy
 from protego import Protego
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
-from scrapy.linkextractors import LinkExtractor
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
@@ -30,8 +29,10 @@ from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
 from bitext_spider.items import PageItem
+from bitext_spider.page_parser import ParseTimeout
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.seeds import SeedsError, Site, load_seeds, parse_seeds_text
+from matchers.outlinks import follow_links
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class SiteSpider(scrapy.Spider):
         self.langs_arg = langs
         self.sites: list[Site] = []
         self.malformed_seed_lines = 0
-        self._links = LinkExtractor(tags=("a", "area"), attrs=("href",), unique=True)
+        self._max_depth = 0  # DEPTH_LIMIT, set by from_crawler
 
     @classmethod
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
@@ -85,6 +86,7 @@ class SiteSpider(scrapy.Spider):
         except Exception as exc:  # the database cannot be opened or its schema not brought up to date
             _job_failed(f"database {_safe_url(crawler.settings.get('BITEXT_DB_URL'))} cannot be opened: {exc}")
             raise
+        spider._max_depth = crawler.settings.getint("DEPTH_LIMIT")
         spider.allowed_domains = sorted({urlsplit(u).hostname or "" for s in spider.sites for u in s.start_urls})
         return spider
 
@@ -105,9 +107,14 @@ class SiteSpider(scrapy.Spider):
         return report.sites
 
     # -- requests -----------------------------------------------------------------------------
-    def _request(self, url: str, state: SiteState, **kwargs: Any) -> scrapy.Request | None:
+    def _request(self, url: str, state: SiteState, depth: int = 0, **kwargs: Any) -> scrapy.Request | None:
         url = urldefrag(url)[0]
         if url in state.requested_urls or url in state.stored_urls or urlsplit(url).netloc.lower() not in state.site.hosts:
+            return None
+        if 0 < self._max_depth < depth:
+            # DepthMiddleware would drop it; marked as requested, the URL could no longer be
+            # followed from a page nearer the start (a sitemap's links are one level deeper
+            # than robots.txt, whatever their depth from the home page).
             return None
         cap = self.runtime.config.max_pages_per_site
         if cap and state.requested >= cap:
@@ -138,8 +145,9 @@ class SiteSpider(scrapy.Spider):
                     yield req
 
     def _follow(self, urls: Iterable[str], state: SiteState, response: Response) -> Iterator[scrapy.Request]:
+        depth = int(response.meta.get("depth", 0)) + 1
         for url in urls:
-            req = self._request(response.urljoin(url), state)
+            req = self._request(response.urljoin(url), state, depth)
             if req is not None:
                 yield req
 
@@ -151,7 +159,7 @@ class SiteSpider(scrapy.Spider):
         robots = Protego.parse(response.text)
         yield from self._follow(robots.sitemaps, state, response)
 
-    def parse(self, response: Response) -> Iterator[Any]:
+    async def parse(self, response: Response) -> AsyncIterator[Any]:
         state = self.runtime.sites[response.meta[_SITE]]
         stats = self.crawler.stats
         if urlsplit(response.url).netloc.lower() not in state.site.hosts:
@@ -160,7 +168,8 @@ class SiteSpider(scrapy.Spider):
             return
         if self._is_xml(response) or self._is_gzipped_sitemap(response):
             state.requested -= 1  # sitemaps and feeds are not pages
-            yield from self._follow(self._xml_links(response), state, response)
+            for req in self._follow(self._xml_links(response), state, response):
+                yield req
             return
         if not self._is_html(response):
             stats.inc_value("bitext/skipped/non_html")
@@ -174,8 +183,20 @@ class SiteSpider(scrapy.Spider):
             stats.inc_value("bitext/skipped/page_cap")
             return
         state.pages_seen += 1
-        links = self._page_links(response, state)
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
+        parsed = None
+        parser = self.runtime.page_parser
+        if parser is not None:
+            # The worker's parse gives both the links to follow and what the stages need, so the
+            # page is parsed once and off the reactor thread.
+            try:
+                parsed = await parser.parse(response.body, content_type, response.url)
+            except ParseTimeout as exc:
+                logger.warning("page dropped: %s", exc)
+                return
+            links = self._on_site(parsed.follow, state)
+        else:
+            links = self._page_links(response, state)
         yield PageItem(
             url=response.url,
             site=state.key,
@@ -186,8 +207,10 @@ class SiteSpider(scrapy.Spider):
             fetched_at=time.time(),
             content_type=content_type,
             links=links,
+            parsed=parsed,
         )
-        yield from self._follow(links, state, response)
+        for req in self._follow(links, state, response):
+            yield req
 
     def on_error(self, failure: Failure) -> None:
         request = failure.request  # type: ignore[attr-defined]
@@ -243,18 +266,14 @@ class SiteSpider(scrapy.Spider):
         return sel.xpath("//item/link/text() | //entry/link[not(@rel) or @rel='alternate']/@href").getall()
 
     def _page_links(self, response: Response, state: SiteState) -> list[str]:
-        urls: dict[str, None] = {}
+        """The on-site links to follow from an HTML page parsed here (no page-parse worker)."""
         try:
-            for link in self._links.extract_links(response):
-                urls[urldefrag(link.url)[0]] = None
-            alternates = response.xpath(
-                "//link[@hreflang]/@href"
-                " | //link[contains(@type, 'rss') or contains(@type, 'atom')]/@href"
-                " | //link[@rel='sitemap']/@href"
-            ).getall()
-        except (ValueError, AttributeError) as exc:  # undecodable or unparsable body
+            text = response.text  # type: ignore[attr-defined]
+        except (AttributeError, ValueError) as exc:  # not a text response, or undecodable
             logger.warning("no links extracted from %s: %s", response.url, exc)
-            return list(urls)
-        for href in alternates:
-            urls[urldefrag(response.urljoin(href.strip()))[0]] = None
+            return []
+        return self._on_site(follow_links(text, response.url, getattr(response, "encoding", "utf-8")), state)
+
+    @staticmethod
+    def _on_site(urls: Iterable[str], state: SiteState) -> list[str]:
         return [u for u in urls if urlsplit(u).netloc.lower() in state.site.hosts]

@@ -1,0 +1,143 @@
+"""Each page's own parsing (matchers.page_parse) in ``BITEXT_PARSE_WORKERS`` worker processes.
+
+Decoding, the tag sequence, fastText, jusText and the link and image extraction are pure Python
+or hold the GIL; on the reactor thread they took about as much time per page as Scrapy's own
+crawling (docs/benchmarks.md (c)).  The crawl's runtime owns one :class:`PageParser`.  The spider
+awaits it for every HTML page, so the page is parsed once, in the worker, for both the links it
+follows and the matching stages (pipelines.page_parse attaches the result to items that arrive
+without one).
+
+A worker that dies (a crash in a parser, the OOM killer) costs nothing: the page is parsed in the
+crawl process, the pool is started again, and ``bitext/errors/parse_worker`` counts it.  A page
+that keeps a worker busy longer than ``BITEXT_PARSE_TIMEOUT`` seconds raises
+:class:`ParseTimeout` (the caller drops it with a message) and the worker is killed and replaced;
+the other pages it held are parsed in the crawl process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
+from typing import Any
+
+from bitext_spider.config import BitextConfig
+from bitext_spider.worker_process import exit_with_parent
+from matchers.language_id import LanguageIdentifier
+from matchers.page_parse import ParsedPage, ParseOptions, parse_page
+
+logger = logging.getLogger(__name__)
+
+
+class ParseTimeout(Exception):
+    """A page kept its worker longer than ``BITEXT_PARSE_TIMEOUT``; the worker was replaced."""
+
+
+class _Worker:
+    """What one worker process keeps between pages: the options and its own fastText model."""
+
+    def __init__(self, options: ParseOptions) -> None:
+        self.options = options
+        self.language = LanguageIdentifier()
+
+    def parse(self, body: bytes, content_type: str, url: str) -> ParsedPage:
+        return parse_page(body, content_type, url, self.options, self.language)
+
+
+# The worker process's state: a pool initializer can only leave it at module level.  It is set
+# in worker processes only, never in the crawl process.
+_worker: _Worker | None = None
+
+
+def _init_worker(options: ParseOptions) -> None:
+    global _worker
+    _worker = _Worker(options)
+    exit_with_parent("bitext-parse-parent-watch")
+
+
+def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:
+    assert _worker is not None, "the pool initializer did not run"
+    return _worker.parse(body, content_type, url)
+
+
+class PageParser:
+    """The pool of page-parse workers, restarted when a worker dies or hangs."""
+
+    def __init__(self, config: BitextConfig, crawler: Any) -> None:
+        self.config = config
+        self.options = config.parse_options()
+        self._crawler = crawler
+        self._pool: ProcessPoolExecutor | None = None
+        self._local: _Worker | None = None  # parses in this process when the pool has failed
+        self._closed = False
+
+    @property
+    def stats(self) -> Any:
+        # The crawler's stats exist only once the crawl starts, after components are built.
+        return self._crawler.stats
+
+    def start(self) -> None:
+        """Start the workers: their imports and model load overlap the first requests."""
+        self._executor()
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # spawn, not fork: the crawl process has threads (writer, content) and a running
+            # reactor, which a forked child must not inherit.
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.config.parse_workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(self.options,),
+            )
+        return self._pool
+
+    async def parse(self, body: bytes, content_type: str, url: str) -> ParsedPage:
+        """The page parsed in a worker (or here, if the pool failed); raises :class:`ParseTimeout`."""
+        if self._closed:
+            return self._parse_here(body, content_type, url)
+        timeout = self.config.parse_timeout or None
+        try:
+            future = self._executor().submit(_parse_in_worker, body, content_type, url)
+            parsed = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        except TimeoutError:
+            # The worker is stuck in this page; parsing it here would stall the crawl instead.
+            self.stats.inc_value("bitext/pages/dropped/parse_timeout")
+            self._restart(f"no result after {timeout:g} s", kill=True)
+            raise ParseTimeout(f"parsing took longer than BITEXT_PARSE_TIMEOUT={timeout:g} s: {url}") from None
+        except BrokenExecutor as exc:
+            self._restart(exc)
+            parsed = self._parse_here(body, content_type, url)
+        except Exception:
+            # parse_page does not raise on bad pages; if it ever does, the page is parsed here,
+            # where the same error is reported as the stages would without workers.
+            logger.exception("page-parse worker failed on %s; parsing it here", url)
+            parsed = self._parse_here(body, content_type, url)
+        self.stats.inc_value("bitext/time/parse_cpu_ms", int(parsed.cpu_seconds * 1000))
+        return parsed
+
+    def _parse_here(self, body: bytes, content_type: str, url: str) -> ParsedPage:
+        if self._local is None:
+            self._local = _Worker(self.options)
+        return self._local.parse(body, content_type, url)
+
+    def _restart(self, why: BaseException | str, kill: bool = False) -> None:
+        """Drop the pool (killing its workers if ``kill``); the next page starts a new one.  Pages
+        already sent to the old pool fail with BrokenExecutor and are parsed here."""
+        logger.error("page-parse worker replaced (%s)", why)
+        self.stats.inc_value("bitext/errors/parse_worker")
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if kill:
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the workers (idempotent); a page parsed after this is parsed here."""
+        self._closed = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
