@@ -103,6 +103,11 @@ class CandidateSet:
             self.scores[name] = merged
         self.rows = np.concatenate([self.rows, rows])
 
+    def take(self, positions: np.ndarray) -> None:
+        """Keep only the candidates at ``positions`` (increasing indices into ``rows``)."""
+        self.rows = self.rows[positions]
+        self.scores = {k: v[positions] for k, v in self.scores.items()}
+
     def narrow(self, mask: np.ndarray) -> None:
         """Keep only the candidates where ``mask`` is true (scores follow)."""
         mask = np.asarray(mask, dtype=bool)
@@ -137,6 +142,10 @@ class LanguageIndex:
         self.content.append(page.content)
         self.content_length.append(page.content.length if page.content is not None else 0)
         return row
+
+    def size_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Bytes, weighted characters, tags and paragraphs of every page, by row (views)."""
+        return self.size_bytes.view(), self.size_chars.view(), self.n_tags.view(), self.n_paragraphs.view()
 
     def sizes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (

@@ -17,12 +17,15 @@ the gold pairs pass it where bytes alone let 81% through (docs/evaluation.md).
 
 from __future__ import annotations
 
+import os
 import re
 
+import numba
 import numpy as np
 
 _DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 DENSE_WEIGHT = 3
+_CACHE = os.path.isfile(__file__)
 
 
 def script_weighted_length(text: str) -> int:
@@ -69,3 +72,56 @@ def size_mask(
         & (scores["size_tags"] <= tags_tol)
         & (scores["size_paragraphs"] <= paragraphs_tol)
     )
+
+
+# Not nogil: the kernels take microseconds, and giving the GIL up on the reactor thread would cost
+# a wait to win it back from the crawl's other threads.
+@numba.njit(cache=_CACHE)
+def _rel(a: float, b: float) -> float:
+    hi = max(a, b)
+    return abs(a - b) / hi if hi > 0 else 0.0
+
+
+@numba.njit(cache=_CACHE)
+def _passing(own, size_bytes, size_chars, n_tags, n_paragraphs, rows, file_tol, tags_tol, paragraphs_tol):  # noqa: ANN001, ANN202
+    n = len(rows)
+    keep = np.empty(n, np.int64)
+    file = np.empty(n)
+    tags = np.empty(n)
+    paragraphs = np.empty(n)
+    k = 0
+    for i in range(n):
+        r = rows[i]
+        t = _rel(own[2], float(n_tags[r]))
+        if not t <= tags_tol:
+            continue
+        p = _rel(own[3], float(n_paragraphs[r]))
+        if not p <= paragraphs_tol:
+            continue
+        f = min(_rel(own[0], float(size_bytes[r])), _rel(own[1], float(size_chars[r])))
+        if not f <= file_tol:
+            continue
+        keep[k] = i
+        file[k] = f
+        tags[k] = t
+        paragraphs[k] = p
+        k += 1
+    return keep[:k], file[:k], tags[:k], paragraphs[:k]
+
+
+def size_passing(
+    page: tuple[float, float, float, float],
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    rows: np.ndarray,
+    file_tol: float,
+    tags_tol: float,
+    paragraphs_tol: float,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Positions in ``rows`` of the pages (``columns[k][rows]``) that pass all three size
+    comparisons, and their :func:`size_scores`; what ``size_mask(size_scores(...))`` selects, in
+    one pass that never builds the scores of the pages that fail (most of them on a large site)."""
+    own = np.asarray(page, dtype=np.float64)
+    keep, file, tags, paragraphs = _passing(
+        own, *columns, np.asarray(rows, dtype=np.int64), file_tol, tags_tol, paragraphs_tol
+    )
+    return keep, {"size_file": file, "size_tags": tags, "size_paragraphs": paragraphs}

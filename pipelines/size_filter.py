@@ -12,7 +12,7 @@ from typing import Any
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
-from matchers.size_ratio import size_mask, size_scores
+from matchers.size_ratio import size_passing
 from pipelines.base import MatchingStage
 
 
@@ -22,13 +22,13 @@ def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> t
     compared = 0
     own = (page.size_bytes, page.size_chars, page.n_tags, page.n_paragraphs)
     for cand in candidates:
-        cand.add_scores(**size_scores(own, index.index(cand.lang).sizes(cand.rows)))
         compared += len(cand)
-        cand.narrow(
-            size_mask(
-                cand.scores, config.size_file_tolerance, config.size_tags_tolerance, config.size_paragraphs_tolerance
-            )
+        keep, scores = size_passing(
+            own, index.index(cand.lang).size_columns(), cand.rows,
+            config.size_file_tolerance, config.size_tags_tolerance, config.size_paragraphs_tolerance,
         )
+        cand.take(keep)
+        cand.add_scores(**scores)
     return [c for c in candidates if len(c)], compared
 
 

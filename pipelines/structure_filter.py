@@ -251,8 +251,8 @@ def _init_worker() -> None:
 
 
 def _filter_in_worker(request: _Request, params: tuple[Any, ...], kwargs: dict[str, Any]) -> _Answer:
-    """:func:`structure_filter` on the worker's copy of the site: per candidate set, the rows kept
-    and their scores (the size scores stay in the crawl process)."""
+    """:func:`structure_filter` on the worker's copy of the site: per candidate set, the positions
+    of the rows kept and their scores (the size scores stay in the crawl process)."""
     assert _worker_sites is not None, "the pool initializer did not run"
     t0 = time.thread_time()
     site, new_rows, tokens, wanted = request
@@ -260,7 +260,15 @@ def _filter_in_worker(request: _Request, params: tuple[Any, ...], kwargs: dict[s
     state.add_rows(new_rows)
     candidates = [CandidateSet(lang, rows) for lang, rows in wanted]
     structure_filter(state, tokens, candidates, *params, **kwargs)  # type: ignore[arg-type]
-    return time.thread_time() - t0, [(c.rows, c.scores) for c in candidates]
+    answers = [(_positions(rows, c.rows), c.scores) for (_, rows), c in zip(wanted, candidates, strict=True)]
+    return time.thread_time() - t0, answers
+
+
+def _positions(rows: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """Where the ``kept`` rows are in ``rows`` (kept is a subsequence of rows)."""
+    if len(rows) < 2 or bool(np.all(rows[1:] > rows[:-1])):
+        return np.searchsorted(rows, kept)  # the usual case: rows in registration order
+    return np.flatnonzero(np.isin(rows, kept, assume_unique=True))
 
 
 class StructureFilterPipeline(MatchingStage):
@@ -329,8 +337,8 @@ class StructureFilterPipeline(MatchingStage):
         except BrokenExecutor as exc:
             self._give_up_worker(exc)
             return None
-        for cand, (rows, scores) in zip(item.candidates, answers, strict=True):
-            cand.narrow(np.isin(cand.rows, rows, assume_unique=True))
+        for cand, (positions, scores) in zip(item.candidates, answers, strict=True):
+            cand.take(positions)
             cand.add_scores(**scores)
         return cpu
 

@@ -8,7 +8,7 @@ from matchers.edit_distance import reference_distance
 from matchers.linearize import tag_code
 from matchers.one_to_one import Scored, resolve_one_to_one
 from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
-from matchers.size_ratio import file_size_difference, relative_difference, size_mask, size_scores
+from matchers.size_ratio import file_size_difference, relative_difference, size_mask, size_passing, size_scores
 from matchers.structure_threshold import scaled_limits, similarity
 
 P, EP, DIV, EDIV = tag_code("p"), tag_code("p", True), tag_code("div"), tag_code("div", True)
@@ -31,6 +31,22 @@ def test_size_mask_uses_the_paper_tolerances():
                                                  np.array([85, 100, 79]), np.array([7, 10, 10])))
     mask = size_mask(scores, 0.30, 0.20, 0.40)
     assert mask.tolist() == [True, False, False]
+
+
+def test_size_passing_selects_and_scores_what_the_mask_does():
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        n = int(rng.integers(0, 400))
+        columns = tuple(rng.integers(0, 60, n) * int(rng.integers(1, 300)) for _ in range(4))
+        rows = np.sort(rng.choice(n, size=int(rng.integers(0, n + 1)), replace=False)).astype(np.int64)
+        own = tuple(int(x) for x in rng.integers(0, 60, 4) * 20)
+        tolerances = (0.30, 0.20, 0.40) if rng.random() < 0.5 else tuple(rng.random(3))
+        scores = size_scores(own, tuple(c[rows] for c in columns))
+        expected = np.flatnonzero(size_mask(scores, *tolerances))
+        keep, kept_scores = size_passing(own, columns, rows, *tolerances)
+        assert keep.tolist() == expected.tolist()
+        for name, values in scores.items():
+            assert kept_scores[name].tolist() == values[expected].tolist()  # the very same floats
 
 
 def test_threshold_grows_linearly_and_similarity():
