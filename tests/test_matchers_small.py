@@ -8,7 +8,13 @@ from matchers.edit_distance import reference_distance
 from matchers.linearize import tag_code
 from matchers.one_to_one import Scored, resolve_one_to_one
 from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
-from matchers.size_ratio import file_size_difference, relative_difference, size_mask, size_passing, size_scores
+from matchers.size_ratio import (
+    file_size_difference,
+    relative_difference,
+    size_mask,
+    size_passing,
+    size_scores,
+)
 from matchers.structure_threshold import scaled_limits, similarity
 
 P, EP, DIV, EDIV = tag_code("p"), tag_code("p", True), tag_code("div"), tag_code("div", True)
