@@ -147,14 +147,6 @@ class LanguageIndex:
         """Bytes, weighted characters, tags and paragraphs of every page, by row (views)."""
         return self.size_bytes.view(), self.size_chars.view(), self.n_tags.view(), self.n_paragraphs.view()
 
-    def sizes(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        return (
-            self.size_bytes.view()[rows],
-            self.size_chars.view()[rows],
-            self.n_tags.view()[rows],
-            self.n_paragraphs.view()[rows],
-        )
-
 
 class SiteIndex:
     """All languages of one site."""

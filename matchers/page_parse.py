@@ -104,7 +104,7 @@ def parse_page(
     out.lang, out.lang_score = page_language(features, options, language)
     out.outlinks = outlinks(root, url)
     out.follow = follow_links(root, url, decoded.encoding)
-    out.images = image_names(root, url) if root is not None else []
+    out.images = image_names(root, url)
     if options.wants(out.lang) and not too_large(features, options) and options.main_content:
         out.paragraphs = extract_paragraphs(html, out.lang)
         for p in out.paragraphs:

@@ -53,7 +53,8 @@ def file_size_difference(
 def size_scores(
     page: tuple[float, float, float, float], others: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 ) -> dict[str, np.ndarray]:
-    """Differences of one page ``(bytes, chars, tags, paragraphs)`` against arrays of others."""
+    """Differences of one page ``(bytes, chars, tags, paragraphs)`` against arrays of others (the
+    plain definition; the size filter computes the same in one pass, :func:`size_passing`)."""
     b, c, t, p = page
     ob, oc, ot, op = others
     return {

@@ -7,9 +7,6 @@ from typing import Any, TypeVar
 from scrapy.exceptions import NotConfigured
 
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.worker_process import exit_with_parent
-
-__all__ = ["MatchingStage", "exit_with_parent"]
 
 _Stage = TypeVar("_Stage", bound="MatchingStage")
 

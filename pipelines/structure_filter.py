@@ -34,13 +34,14 @@ import numpy as np
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
+from bitext_spider.worker_process import exit_with_parent
 from matchers.best_structure import BestStructure, pruning_limits
 from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.structure_threshold import longer_length, scaled_limits, similarity
 from matchers.tag_store import TagSequenceStore
-from pipelines.base import MatchingStage, exit_with_parent
+from pipelines.base import MatchingStage
 
 logger = logging.getLogger(__name__)
 
