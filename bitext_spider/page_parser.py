@@ -8,7 +8,7 @@ follows and the matching stages (pipelines.page_parse attaches the result to ite
 without one).
 
 A worker that dies (a crash in a parser, the OOM killer) costs nothing: the page is parsed in the
-crawl process, the pool is started again, and ``bitext/errors/parse_worker`` counts it.  A page
+crawl process, the worker is started again, and ``bitext/errors/parse_worker`` counts it.  A page
 that keeps a worker busy longer than ``BITEXT_PARSE_TIMEOUT`` seconds raises
 :class:`ParseTimeout` (the caller drops it with a message) and the worker is killed and replaced;
 the other pages it held are parsed in the crawl process.
@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 from typing import Any
 
 from bitext_spider.config import BitextConfig
-from bitext_spider.worker_process import exit_with_parent
+from bitext_spider.worker_process import WorkerChannel, WorkerDied
 from matchers.language_id import LanguageIdentifier
 from matchers.page_parse import ParsedPage, ParseOptions, parse_page
 
@@ -45,7 +43,7 @@ class _Worker:
         return parse_page(body, content_type, url, self.options, self.language)
 
 
-# The worker process's state: a pool initializer can only leave it at module level.  It is set
+# The worker process's state: a worker's initializer can only leave it at module level.  It is set
 # in worker processes only, never in the crawl process.
 _worker: _Worker | None = None
 
@@ -53,23 +51,22 @@ _worker: _Worker | None = None
 def _init_worker(options: ParseOptions) -> None:
     global _worker
     _worker = _Worker(options)
-    exit_with_parent("bitext-parse-parent-watch")
 
 
 def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:
-    assert _worker is not None, "the pool initializer did not run"
+    assert _worker is not None, "the worker initializer did not run"
     return _worker.parse(body, content_type, url)
 
 
 class PageParser:
-    """The pool of page-parse workers, restarted when a worker dies or hangs."""
+    """The page-parse workers, each replaced when it dies or hangs."""
 
     def __init__(self, config: BitextConfig, crawler: Any) -> None:
         self.config = config
         self.options = config.parse_options()
         self._crawler = crawler
-        self._pool: ProcessPoolExecutor | None = None
-        self._local: _Worker | None = None  # parses in this process when the pool has failed
+        self._workers: list[WorkerChannel | None] = [None] * config.parse_workers
+        self._local: _Worker | None = None  # parses in this process when a worker has failed
         self._closed = False
 
     @property
@@ -79,35 +76,37 @@ class PageParser:
 
     def start(self) -> None:
         """Start the workers: their imports and model load overlap the first requests."""
-        self._executor()
+        for slot in range(len(self._workers)):
+            self._worker(slot)
 
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn, not fork: the crawl process has threads (writer, content) and a running
-            # reactor, which a forked child must not inherit.
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.config.parse_workers,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker,
-                initargs=(self.options,),
-            )
-        return self._pool
+    def worker_pids(self) -> list[int]:
+        return [w.pid for w in self._workers if w is not None and w.pid is not None]
+
+    def _worker(self, slot: int) -> WorkerChannel:
+        worker = self._workers[slot]
+        if worker is None:
+            worker = self._workers[slot] = WorkerChannel("bitext-parse", _init_worker, (self.options,))
+        return worker
+
+    def _least_busy(self) -> WorkerChannel:
+        slot = min(range(len(self._workers)), key=lambda i: w.pending if (w := self._workers[i]) else 0)
+        return self._worker(slot)
 
     async def parse(self, body: bytes, content_type: str, url: str) -> ParsedPage:
-        """The page parsed in a worker (or here, if the pool failed); raises :class:`ParseTimeout`."""
+        """The page parsed in a worker (or here, if it failed); raises :class:`ParseTimeout`."""
         if self._closed:
             return self._parse_here(body, content_type, url)
         timeout = self.config.parse_timeout or None
+        worker = self._least_busy()
         try:
-            future = self._executor().submit(_parse_in_worker, body, content_type, url)
-            parsed = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+            parsed = await asyncio.wait_for(worker.call(_parse_in_worker, body, content_type, url), timeout)
         except TimeoutError:
             # The worker is stuck in this page; parsing it here would stall the crawl instead.
             self.stats.inc_value("bitext/pages/dropped/parse_timeout")
-            self._restart(f"no result after {timeout:g} s", kill=True)
+            self._replace(worker, f"no result after {timeout:g} s")
             raise ParseTimeout(f"parsing took longer than BITEXT_PARSE_TIMEOUT={timeout:g} s: {url}") from None
-        except BrokenExecutor as exc:
-            self._restart(exc)
+        except WorkerDied as exc:
+            self._replace(worker, exc)
             parsed = self._parse_here(body, content_type, url)
         except Exception:
             # parse_page does not raise on bad pages; if it ever does, the page is parsed here,
@@ -122,22 +121,20 @@ class PageParser:
             self._local = _Worker(self.options)
         return self._local.parse(body, content_type, url)
 
-    def _restart(self, why: BaseException | str, kill: bool = False) -> None:
-        """Drop the pool (killing its workers if ``kill``); the next page starts a new one.  Pages
-        already sent to the old pool fail with BrokenExecutor and are parsed here."""
+    def _replace(self, worker: WorkerChannel, why: BaseException | str) -> None:
+        """Kill ``worker``; the next page starts a new one.  The other pages it held fail with
+        WorkerDied and are parsed here."""
+        if worker not in self._workers:
+            return  # another of its pages already replaced it
         logger.error("page-parse worker replaced (%s)", why)
         self.stats.inc_value("bitext/errors/parse_worker")
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        if kill:
-            for process in list(getattr(pool, "_processes", {}).values()):
-                process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        self._workers[self._workers.index(worker)] = None
+        worker.kill()
 
     def close(self) -> None:
         """Stop the workers (idempotent); a page parsed after this is parsed here."""
         self._closed = True
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        for slot, worker in enumerate(self._workers):
+            if worker is not None:
+                worker.close()
+                self._workers[slot] = None

@@ -1,17 +1,49 @@
-"""What the crawl's worker processes (page parsing, structure filter) share."""
+"""The crawl's worker processes (page parsing, structure filter): one process behind two pipes
+that the event loop reads and writes itself.
+
+``concurrent.futures.ProcessPoolExecutor`` was the first transport.  Each call crossed three
+threads of the crawl process (the submitting one, the queue feeder that pickles and writes, the
+manager that reads and wakes the loop through a self-pipe), and each crossing had to win the GIL
+back from the reactor.  Side by side on this machine (``benchmarks/bench_worker_channel.py``)
+the crawl process spent several times more CPU per call that way than with :class:`WorkerChannel`,
+where the loop writes the request and a reader callback on the loop resolves the future:
+docs/benchmarks.md (c) has the figures.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
+import multiprocessing
 import os
+import pickle
+import struct
 import threading
 import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+# Framing of multiprocessing.connection: a signed 32-bit big-endian length, or -1 followed by a
+# 64-bit length, so the worker's side can use Connection.recv_bytes / send_bytes as they are.
+_SHORT = struct.Struct("!i")
+_LONG = struct.Struct("!Q")
+_F_SETPIPE_SZ = 1031  # Linux; a bigger pipe takes a page's request in one write
+_PIPE_SIZE = 1 << 20
+_READ_SIZE = 1 << 20
+
+
+class WorkerDied(Exception):
+    """The worker process ended (killed, crashed, closed) before it answered."""
 
 
 def exit_with_parent(name: str, every: float = 1.0) -> None:
     """End this worker process when the crawl process (its parent) is gone.
 
-    A crawl killed with SIGKILL cannot shut its pool down, and the worker would wait on its task
-    queue for ever (it holds that pipe's write end itself, so it never sees end-of-file)."""
+    The closed request pipe ends an idle worker; this also ends one that a SIGKILLed crawl left
+    in the middle of a long computation."""
 
     parent = os.getppid()
 
@@ -21,3 +53,221 @@ def exit_with_parent(name: str, every: float = 1.0) -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name=name, daemon=True).start()
+
+
+def _frame(data: bytes) -> bytes:
+    n = len(data)
+    head = _SHORT.pack(n) if n <= 0x7FFFFFFF else _SHORT.pack(-1) + _LONG.pack(n)
+    return head + data
+
+
+def _error_answer(exc: BaseException) -> bytes:
+    try:
+        return pickle.dumps((False, exc), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # an exception that does not pickle still reaches the caller as text
+        text = "".join(traceback.format_exception(exc))
+        return pickle.dumps((False, RuntimeError(text)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _serve(
+    requests: Any, answers: Any, name: str, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]
+) -> None:
+    """The worker's loop: answer each ``(function, args)`` request in order until end-of-file."""
+    exit_with_parent(f"{name}-parent-watch")
+    if initializer is not None:
+        initializer(*initargs)
+    while True:
+        try:
+            data = requests.recv_bytes()
+        except EOFError:
+            return
+        try:
+            fn, args = pickle.loads(data)
+            out = pickle.dumps((True, fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as exc:  # the caller decides; the worker goes on with the next request
+            out = _error_answer(exc)
+        try:
+            answers.send_bytes(out)
+        except OSError:  # the crawl process closed the channel or is gone
+            return
+
+
+def _bigger_pipe(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, _F_SETPIPE_SZ, _PIPE_SIZE)
+
+
+class WorkerChannel:
+    """One worker process; :meth:`call` returns a future of the answer.  Calls are answered one at
+    a time in the order they were made.  Only the event loop's thread may call, and a channel
+    serves one event loop at a time (it moves to the loop of the latest call).
+
+    When the worker dies every unanswered call fails with :class:`WorkerDied`, and so does every
+    later one: the owner replaces the channel."""
+
+    def __init__(
+        self, name: str, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
+    ) -> None:
+        ctx = multiprocessing.get_context("spawn")  # not fork: the crawl process has threads
+        requests_r, requests_w = ctx.Pipe(duplex=False)
+        answers_r, answers_w = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(
+            target=_serve, args=(requests_r, answers_w, name, initializer, initargs), name=name, daemon=True
+        )
+        self.process.start()
+        requests_r.close()
+        answers_w.close()
+        self._conns = (requests_w, answers_r)  # own the descriptors
+        self._wfd, self._rfd = requests_w.fileno(), answers_r.fileno()
+        for fd in (self._wfd, self._rfd):
+            os.set_blocking(fd, False)
+            _bigger_pipe(fd)
+        self._pending: deque[asyncio.Future[Any]] = deque()
+        self._out = bytearray()
+        self._in = bytearray()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._dead: WorkerDied | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self._dead is None
+
+    @property
+    def pending(self) -> int:
+        """Calls not answered yet."""
+        return len(self._pending)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        if self._dead is not None:
+            future.set_exception(self._dead)
+            return future
+        self._attach(loop)
+        data = _frame(pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL))
+        self._pending.append(future)
+        self._write(data)
+        return future
+
+    # -- the loop's side --------------------------------------------------------------------------
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._loop is loop:
+            return
+        self._detach()
+        self._loop = loop
+        loop.add_reader(self._rfd, self._readable)
+        if self._out:
+            loop.add_writer(self._wfd, self._writable)
+
+    def _detach(self) -> None:
+        old, self._loop = self._loop, None
+        if old is not None and not old.is_closed():
+            old.remove_reader(self._rfd)
+            old.remove_writer(self._wfd)
+
+    def _write(self, data: bytes) -> None:
+        if self._out:  # earlier bytes wait for the worker to read: keep the order
+            self._out += data
+            return
+        try:
+            n = os.write(self._wfd, data)
+        except BlockingIOError:
+            n = 0
+        except OSError as exc:
+            self._fail(f"cannot write to the worker: {exc}")
+            return
+        if n < len(data):
+            self._out += memoryview(data)[n:]
+            assert self._loop is not None
+            self._loop.add_writer(self._wfd, self._writable)
+
+    def _writable(self) -> None:
+        try:
+            n = os.write(self._wfd, self._out)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._fail(f"cannot write to the worker: {exc}")
+            return
+        del self._out[:n]
+        if not self._out and self._loop is not None:
+            self._loop.remove_writer(self._wfd)
+
+    def _readable(self) -> None:
+        try:
+            chunk = os.read(self._rfd, _READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._fail(f"cannot read from the worker: {exc}")
+            return
+        if not chunk:
+            self._fail(f"worker process {self.pid} ended (exit code {self.process.exitcode})")
+            return
+        buf = self._in
+        buf += chunk
+        start = 0
+        while len(buf) - start >= _SHORT.size:
+            (n,) = _SHORT.unpack_from(buf, start)
+            head = _SHORT.size
+            if n == -1:
+                if len(buf) - start < head + _LONG.size:
+                    break
+                (n,) = _LONG.unpack_from(buf, start + head)
+                head += _LONG.size
+            end = start + head + n
+            if len(buf) < end:
+                break
+            self._answer(buf[start + head : end])
+            start = end
+        if start:
+            del buf[:start]
+
+    def _answer(self, data: bytearray) -> None:
+        future = self._pending.popleft()
+        try:
+            ok, value = pickle.loads(data)
+        except Exception as exc:
+            ok, value = False, exc
+        if future.done():  # cancelled: the caller stopped waiting (a timeout)
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def _fail(self, why: str) -> None:
+        if self._dead is None:
+            self._dead = WorkerDied(why)
+        self._detach()
+        while self._pending:
+            future = self._pending.popleft()
+            if not future.done():
+                future.set_exception(self._dead)
+
+    # -- ending ------------------------------------------------------------------------------------
+    def kill(self) -> None:
+        """Kill the worker now; unanswered calls fail."""
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        self._fail(f"worker process {self.pid} killed")
+        self._close_pipes()
+        self.process.join(5)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Let the worker finish what it was sent (the pipe's end-of-file stops it), then reap it;
+        unanswered calls fail.  Idempotent."""
+        self._fail("worker channel closed")
+        self._close_pipes()
+        self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5)
+
+    def _close_pipes(self) -> None:
+        for conn in self._conns:
+            conn.close()

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import time
-from concurrent.futures import BrokenExecutor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numba
@@ -34,7 +33,7 @@ import numpy as np
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.worker_process import exit_with_parent
+from bitext_spider.worker_process import WorkerChannel, WorkerDied
 from matchers.best_structure import BestStructure, pruning_limits
 from matchers.chunk_correlation import batch_chunk_correlation
 from matchers.edit_distance import SCALE
@@ -236,7 +235,7 @@ class _SiteTags:
                 tags.add(tokens)
 
 
-# The worker process's sites (a pool initializer can only leave state at module level).  It is
+# The worker process's sites (a worker's initializer can only leave state at module level).  It is
 # set in the worker process only, never in the crawl process.
 _worker_sites: dict[str, _SiteTags] | None = None
 
@@ -248,13 +247,12 @@ def _init_worker() -> None:
     global _worker_sites
     _worker_sites = {}
     _one_numba_thread()
-    exit_with_parent("bitext-structure-parent-watch")
 
 
 def _filter_in_worker(request: _Request, params: tuple[Any, ...], kwargs: dict[str, Any]) -> _Answer:
     """:func:`structure_filter` on the worker's copy of the site: per candidate set, the positions
     of the rows kept and their scores (the size scores stay in the crawl process)."""
-    assert _worker_sites is not None, "the pool initializer did not run"
+    assert _worker_sites is not None, "the worker initializer did not run"
     t0 = time.thread_time()
     site, new_rows, tokens, wanted = request
     state = _worker_sites.setdefault(site, _SiteTags())
@@ -278,7 +276,7 @@ class StructureFilterPipeline(MatchingStage):
         self._executor = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="bitext-structure", initializer=_one_numba_thread
         )
-        self._pool: ProcessPoolExecutor | None = None
+        self._channel: WorkerChannel | None = None
         self._use_worker = self.config.structure_worker
         self._sent: dict[tuple[str, str], int] = {}  # (site, language) -> rows sent to the worker
 
@@ -287,15 +285,13 @@ class StructureFilterPipeline(MatchingStage):
         if self._use_worker:
             self._worker()
 
-    def _worker(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            # spawn, not fork: the crawl process has threads and a running reactor.
-            self._pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_worker,
-            )
-        return self._pool
+    def _worker(self) -> WorkerChannel:
+        if self._channel is None:
+            self._channel = WorkerChannel("bitext-structure", _init_worker)
+        return self._channel
+
+    def worker_pid(self) -> int | None:
+        return self._channel.pid if self._channel is not None else None
 
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.candidates or item.features is None:
@@ -334,8 +330,8 @@ class StructureFilterPipeline(MatchingStage):
             [(c.lang, c.rows) for c in item.candidates],
         )
         try:
-            cpu, answers = await asyncio.wrap_future(self._worker().submit(_filter_in_worker, request, params, kwargs))
-        except BrokenExecutor as exc:
+            cpu, answers = await self._worker().call(_filter_in_worker, request, params, kwargs)
+        except WorkerDied as exc:
             self._give_up_worker(exc)
             return None
         for cand, (positions, scores) in zip(item.candidates, answers, strict=True):
@@ -360,12 +356,12 @@ class StructureFilterPipeline(MatchingStage):
         logger.error("structure-filter worker lost (%s); filtering in the crawl process from now on", why)
         self.stats.inc_value("bitext/errors/structure_worker")
         self._use_worker = False
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+        channel, self._channel = self._channel, None
+        if channel is not None:
+            channel.kill()
 
     def close_spider(self, spider: Any = None) -> None:
         self._executor.shutdown(wait=True)
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None

@@ -131,8 +131,8 @@ def test_worker_process_parses_and_a_dead_worker_costs_no_page(tmp_path):
         for _ in range(2):
             item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
             items.append(await stage.process_item(item))
-            # Kill the worker after the first page: the second is parsed here and a new pool starts.
-            for pid in list(stage.parser._pool._processes) if stage.parser._pool else []:
+            # Kill the worker after the first page: the second is parsed here and a new worker starts.
+            for pid in stage.parser.worker_pids():
                 os.kill(pid, signal.SIGKILL)
         item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
         items.append(await stage.process_item(item))
@@ -234,14 +234,15 @@ def test_worker_ends_when_the_crawl_process_is_killed(tmp_path):
     import time
 
     script = (
-        "import multiprocessing, os, sys, time\n"
-        "from concurrent.futures import ProcessPoolExecutor\n"
+        "import asyncio, os, time\n"
         "from matchers.page_parse import ParseOptions\n"
         "from bitext_spider.page_parser import _init_worker\n"
+        "from bitext_spider.worker_process import WorkerChannel\n"
+        "async def pid(worker):\n"
+        "    return await worker.call(os.getpid)\n"
         "if __name__ == '__main__':\n"
-        "    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context('spawn'),\n"
-        "                               initializer=_init_worker, initargs=(ParseOptions(),))\n"
-        "    print(pool.submit(os.getpid).result(), flush=True)\n"
+        "    worker = WorkerChannel('bitext-parse', _init_worker, (ParseOptions(),))\n"
+        "    print(asyncio.run(pid(worker)), flush=True)\n"
         "    time.sleep(120)\n"
     )
     path = tmp_path / "crawl_like.py"
@@ -272,7 +273,7 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
 
     async def go() -> list[int]:
         stage.open_spider()
-        pids = list(stage.parser._pool._processes) if stage.parser._pool else []
+        pids = stage.parser.worker_pids()
         with pytest.raises(DropItem, match="BITEXT_PARSE_TIMEOUT"):
             await stage.process_item(PageItem(url=url, site=SITE.key, body=body, content_type=ctype))
         return pids
@@ -281,7 +282,7 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
         pids = asyncio.run(go())
     finally:
         stage.close_spider()
-    assert stage.parser._pool is None
+    assert stage.parser.worker_pids() == []
     assert crawler.stats.get_value("bitext/pages/dropped/parse_timeout") == 1
     assert crawler.stats.get_value("bitext/errors/parse_worker") == 1
     for pid in pids:  # killed, not left running the stuck page

@@ -271,9 +271,8 @@ def _structure_run(tmp_path, name, worker, pages, kill_after=None):
 
     async def go():
         for n, (url, html) in enumerate(pages):
-            if n == kill_after:
-                for pid in list(stages[3]._pool._processes) if stages[3]._pool else []:
-                    os.kill(pid, signal.SIGKILL)
+            if n == kill_after and stages[3].worker_pid() is not None:
+                os.kill(stages[3].worker_pid(), signal.SIGKILL)
             it = item(url, html)
             for stage in stages:
                 result = stage.process_item(it)
