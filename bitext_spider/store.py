@@ -475,6 +475,18 @@ class Store:
         with Session(self.engine) as s:
             return [SiteCandidate(*row[:8], dict(row[8] or {})) for row in s.execute(q)]
 
+    def _candidate_ids(self, site_id: int) -> dict[frozenset[str], int]:
+        """Id of each of the site's candidates by its two URLs (no scores: nothing to decode)."""
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        q = (
+            select(CandidateRow.id, p1.url, p2.url)
+            .join(p1, p1.id == CandidateRow.page1_id)
+            .join(p2, p2.id == CandidateRow.page2_id)
+            .where(CandidateRow.site_id == site_id)
+        )
+        with Session(self.engine) as s:
+            return {frozenset((u1, u2)): i for i, u1, u2 in s.execute(q)}
+
     def add_candidates(self, site_id: int, rows: list[tuple[str, str, str, str, float, dict[str, Any]]]) -> int:
         """Store candidates found at close, given as (url_a, lang_a, url_b, lang_b, score, scores)."""
         if not rows:
@@ -509,7 +521,7 @@ class Store:
         new = [r for r in rows if r[0] < 0]
         if new:
             self.add_candidates(site_id, [(a, la, b, lb, score, scores) for _i, a, la, b, lb, score, scores, _ok in new])
-            ids = {frozenset((c.url1, c.url2)): c.id for c in self.site_candidates(site_id)}
+            ids = self._candidate_ids(site_id)
             rows = [r for r in rows if r[0] >= 0] + [
                 (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
             ]

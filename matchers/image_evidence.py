@@ -37,6 +37,7 @@ Nothing is cached between sites; :class:`ImageFrequencies` is one site's state.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -316,6 +317,7 @@ def image_jaccard(a: set[str] | frozenset[str], b: set[str] | frozenset[str]) ->
     return len(a & b) / len(a | b)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the decision asks for every candidate's two pages
 def depth(url: str) -> int:
     """Path segments of the URL, the page included: ``http://domain.org/d1/d2/d3/page.html`` is 4.
 

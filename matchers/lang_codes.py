@@ -3,6 +3,7 @@ deprecated codes and the codes they were replaced by (``iw`` and ``he``)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -17,6 +18,7 @@ def primary_subtag(code: str) -> str:
     return str(code).strip().lower().replace("_", "-").split("-")[0]
 
 
+@functools.lru_cache(maxsize=4096)  # a site has few distinct codes; the decision asks millions of times
 def base_language(code: str) -> str:
     """Primary subtag, lower case, aliases resolved: ``pt-BR`` -> ``pt``, ``iw`` -> ``he``, ``nb`` -> ``no``."""
     base = code.strip().lower().replace("_", "-").split("-", 1)[0]

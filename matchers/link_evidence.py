@@ -51,6 +51,7 @@ also a switcher), so the score is a ranking, not a probability.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -364,6 +365,15 @@ class PageLinks:
     lang: str
     links: Sequence[LinkTuple]
 
+    @functools.cached_property
+    def targets(self) -> dict[str, list[tuple[str, str]]]:
+        """``(anchor text, hreflang)`` of the links to each URL: the decision at close asks about
+        one target per candidate, so it looks the target up instead of scanning every link."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for url, text, hreflang in self.links:
+            out.setdefault(url, []).append((text, hreflang))
+        return out
+
 
 def _names_language(anchor: str, url: str, lang: str) -> bool:
     # The anchor decides when it names a language; otherwise any language slot of the URL may.
@@ -374,11 +384,11 @@ def _names_language(anchor: str, url: str, lang: str) -> bool:
 
 
 def _hreflang_link(src: PageLinks, dst: PageLinks) -> bool:
-    return any(u == dst.url and same_language(h, dst.lang) for u, _, h in src.links)
+    return any(same_language(h, dst.lang) for _, h in src.targets.get(dst.url, ()))
 
 
 def _switcher_link(src: PageLinks, dst: PageLinks) -> bool:
-    return any(u == dst.url and _names_language(t, u, dst.lang) for u, t, _ in src.links)
+    return any(_names_language(t, dst.url, dst.lang) for t, _ in src.targets.get(dst.url, ()))
 
 
 def _directed(
@@ -422,7 +432,7 @@ def switcher_evidence(
 
 def mutual_links(page_a: PageLinks, page_b: PageLinks) -> bool:
     """``a`` links to ``b`` and ``b`` links to ``a``."""
-    return any(u == page_b.url for u, _, _ in page_a.links) and any(u == page_a.url for u, _, _ in page_b.links)
+    return page_b.url in page_a.targets and page_a.url in page_b.targets
 
 
 @dataclass(frozen=True)

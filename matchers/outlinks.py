@@ -8,8 +8,10 @@ pages that link to each other are related.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urljoin as _plain_urljoin
 
 from scrapy.linkextractors import IGNORED_EXTENSIONS
 from w3lib.html import strip_html5_whitespace
@@ -25,6 +27,21 @@ _MAX_ANCHOR = 200
 # What Scrapy's LinkExtractor skips by default: links to files that are not pages.
 _NOT_PAGES = tuple("." + ext for ext in IGNORED_EXTENSIONS)
 _FOLLOW_SCHEMES = ("http", "https", "file", "ftp")
+
+
+# Pages of a site link to the same URLs (menus, language switchers), and the link steps join and
+# escape each href more than once: the URL functions are memoized (pure functions of strings).
+urljoin = functools.lru_cache(maxsize=1 << 15)(_plain_urljoin)
+_safe_url = functools.lru_cache(maxsize=1 << 15)(safe_url_string)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _followed(url: str) -> str | None:
+    """``url`` without its fragment if a crawler follows it (scheme, not a file), else None."""
+    parts = urlsplit(url)
+    if parts.scheme not in _FOLLOW_SCHEMES or parts.path.lower().endswith(_NOT_PAGES):
+        return None
+    return urldefrag(url)[0]
 
 
 def _root(html: str | Any) -> Any:
@@ -95,14 +112,11 @@ def follow_links(html: str | Any, base_url: str, encoding: str = "utf-8") -> lis
         if href is None:
             continue
         try:
-            url = safe_url_string(urljoin(base, strip_html5_whitespace(href)), encoding=encoding)
-            url = urljoin(base_url, url)
-            parts = urlsplit(url)
+            url = _followed(urljoin(base_url, _safe_url(urljoin(base, strip_html5_whitespace(href)), encoding)))
         except ValueError:  # an invalid IPv6 host and the like
             continue
-        if parts.scheme not in _FOLLOW_SCHEMES or parts.path.lower().endswith(_NOT_PAGES):
-            continue
-        urls[urldefrag(url)[0]] = None
+        if url is not None:
+            urls[url] = None
     for el in root.iter("link"):
         href = el.get("href")
         kind = el.get("type") or ""
