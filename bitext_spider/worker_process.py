@@ -92,6 +92,13 @@ def _serve(
             return
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def _bigger_pipe(fd: int) -> None:
     with contextlib.suppress(OSError):
         fcntl.fcntl(fd, _F_SETPIPE_SZ, _PIPE_SIZE)
@@ -250,18 +257,40 @@ class WorkerChannel:
                 future.set_exception(self._dead)
 
     # -- ending ------------------------------------------------------------------------------------
+    def _on_loop(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the loop's thread if another thread is closing the channel while the loop
+        runs (the crawl's runtime closes in a thread): the loop owns the callbacks and futures."""
+        loop = self._loop
+        if loop is None or loop.is_closed() or not loop.is_running() or _running_loop() is loop:
+            fn()
+            return
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                fn()
+            finally:
+                done.set()
+
+        try:
+            loop.call_soon_threadsafe(run)
+        except RuntimeError:  # the loop closed meanwhile: nothing runs on it any more
+            fn()
+            return
+        done.wait(10)
+
     def kill(self) -> None:
         """Kill the worker now; unanswered calls fail."""
         with contextlib.suppress(OSError):
             self.process.kill()
-        self._fail(f"worker process {self.pid} killed")
+        self._on_loop(lambda: self._fail(f"worker process {self.pid} killed"))
         self._close_pipes()
         self.process.join(5)
 
     def close(self, timeout: float = 30.0) -> None:
         """Let the worker finish what it was sent (the pipe's end-of-file stops it), then reap it;
-        unanswered calls fail.  Idempotent."""
-        self._fail("worker channel closed")
+        unanswered calls fail.  Idempotent; any thread may call it."""
+        self._on_loop(lambda: self._fail("worker channel closed"))
         self._close_pipes()
         self.process.join(timeout)
         if self.process.is_alive():

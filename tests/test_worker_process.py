@@ -118,3 +118,18 @@ def test_close_ends_the_worker_and_later_calls_fail():
         asyncio.run(call())
     ch.close()  # idempotent
     assert pid == ch.pid
+
+
+def test_another_thread_may_close_the_channel_while_the_loop_runs():
+    """The crawl's runtime closes its workers from a thread while the reactor's loop runs."""
+    ch = WorkerChannel("test-worker")
+
+    async def go():
+        pid = await ch.call(os.getpid)
+        await asyncio.to_thread(ch.close)
+        with pytest.raises(WorkerDied):
+            await ch.call(os.getpid)
+        return pid
+
+    assert asyncio.run(go()) == ch.pid
+    assert not ch.process.is_alive() and ch.process.exitcode == 0
