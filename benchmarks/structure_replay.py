@@ -94,8 +94,10 @@ def main() -> None:
     ap.add_argument("--bounds", action="store_true", help="also test cheaper lower bounds on a sample")
     ap.add_argument("--sample", type=int, default=3000, help="pages whose pairs may be sampled (--bounds)")
     ap.add_argument("--every", type=int, default=10, help="test the pairs of one new page in N (--bounds)")
+    ap.add_argument("-s", "--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a BITEXT_ setting for the replay, as with scrapy crawl -s")
     args = ap.parse_args()
-    cfg = BitextConfig.from_settings({})
+    cfg = BitextConfig.from_settings(dict(item.split("=", 1) for item in args.set))
     pages = _pages(args.db, args.sample if args.bounds else args.limit)
     counts: collections.Counter[str] = collections.Counter()
     plain_distances = TagSequenceStore.distances

@@ -82,7 +82,9 @@ def structure_filter(
             best = other.best_structure.get(lang, cand.rows)
             search = np.minimum(search, pruning_limits(best, longer_length(len(tokens), other_len), margin, SCALE))
         if keep > 0:
-            dist, corr, chunks, good = _best_k(store, tokens, cand.rows, other_len, search, min_correlation, keep)
+            dist, corr, chunks, good = _best_k(
+                store, tokens, cand.rows, other_len, search, min_correlation, keep, margin if pruning else None
+            )
         else:
             dist, corr, chunks, good = _all_within(store, tokens, cand.rows, search, min_correlation)
         known = dist >= 0
@@ -132,6 +134,7 @@ def _best_k(
     limits: np.ndarray,
     min_correlation: float,
     keep: int,
+    margin: float | None = None,
 ) -> _Scores:
     """Enough of :func:`_all_within` to know the ``keep`` most similar rows that pass both tests.
 
@@ -143,6 +146,14 @@ def _best_k(
     templated sites most size-passing pairs lie near the threshold, so this is where the time
     goes.  Correlations are computed most similar first, only for rows that can still enter the
     best ``keep``.  Rows never compared keep distance -1.
+
+    With ``margin``, the new page's own best so far bounds the search the way an earlier page's
+    does in :func:`matchers.best_structure.pruning_limits`: once a row with similarity ``s`` has
+    passed, only rows that can come within ``margin`` of ``s`` are compared, and of the rows
+    that pass, only those within ``margin`` of the best are kept.  With ``keep`` above 1 the
+    ``keep``-th row of a templated site is usually a same-template page near the threshold, so
+    the ``keep``-th alone barely narrows the search; the best usually is the translation, far
+    below it (docs/benchmarks.md (c), eighth session).
     """
     n = len(rows)
     nq = len(tokens)
@@ -156,14 +167,18 @@ def _best_k(
     order = np.argsort(lower, kind="stable")
     order = order[lower[order] <= limits[order]]  # the others cannot come within their limit
     kth: tuple[int, int, float] | None = None  # (distance, longer length, similarity) of the keep-th
+    best = 0.0  # similarity of the best row that passed both tests (0: none yet)
     pending = np.zeros(0, dtype=np.int64)  # within the limit, correlation not computed yet
     pos, size = 0, max(4 * keep, _FIRST_BATCH)
     while pos < len(order):
         batch = order[pos : pos + size]
         pos, size = pos + size, 2 * size
         lim = limits[batch]
-        if kth is not None:
-            lim = np.minimum(lim, kth[0] * longer[batch] // kth[1])
+        if kth is not None or best > 0:
+            if kth is not None:
+                lim = np.minimum(lim, kth[0] * longer[batch] // kth[1])
+            if best > 0 and margin is not None:
+                lim = np.minimum(lim, _margin_limits(best, longer[batch], margin))
             reach = lower[batch] <= lim
             batch, lim = batch[reach], lim[reach]
             if not len(batch):
@@ -177,17 +192,28 @@ def _best_k(
         pending, sims = pending[by_sim], sims[by_sim]
         i = 0
         while i < len(pending) and (kth is None or sims[i] >= kth[2]):
+            if best > 0 and margin is not None and dist[pending[i]] > _margin_limits(best, longer[pending[i]], margin):
+                break  # sorted by similarity: the rest are further from the best
             part = pending[i : i + keep]
             i += keep
             corr[part], chunks[part] = batch_chunk_correlation(tokens, flat, offsets, rows[part], dist[part])
             good[part] = np.isnan(corr[part]) | (corr[part] >= min_correlation)
             passed = np.flatnonzero(good)
+            if len(passed):
+                best = max(best, float(similarity(dist[passed], nq, lengths[passed]).max()))
             if len(passed) >= keep:
                 s = similarity(dist[passed], nq, lengths[passed])
                 k = int(np.argsort(-s, kind="stable")[keep - 1])
                 kth = (int(dist[passed[k]]), int(longer[passed[k]]), float(s[k]))
         pending = pending[i:]
+    if best > 0 and margin is not None:
+        good &= dist <= _margin_limits(best, longer, margin)
     return dist, corr, chunks, good
+
+
+def _margin_limits(best: float, longer: Any, margin: float) -> Any:
+    """Scaled distance under which a row comes within ``margin`` of similarity ``best``."""
+    return pruning_limits(np.full(np.shape(longer), best), np.asarray(longer), margin, SCALE)
 
 
 # The first batch of the best-k search: enough rows that `keep` good ones are usually among them.

@@ -207,7 +207,8 @@ def test_best_structure_record():
 
 def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
     """With a margin, the kept candidates are the exhaustive top-k among those that come within
-    the margin of their earlier page's best so far; both pages' records are raised."""
+    the margin of their earlier page's best so far and of the new page's best; both pages'
+    records are raised."""
     import copy
 
     import numpy as np
@@ -226,12 +227,12 @@ def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
             seq.insert(int(rng.integers(0, len(seq))), int(rng.integers(1, 40)))
         return np.array(seq, dtype=np.int32)
 
-    margin, keep = 0.05, 3
+    margin, keep = 0.02, 3
     index = SiteIndex("s")
     for i in range(120):
         index.register(PageFeatures(f"/en/{i}", "en", 1000, 1000, 60, 10, variant()))
     en = index.index("en")
-    pruned_any = False
+    pruned_any = self_pruned_any = False
     for j in range(40):
         query = variant()
         cands = index.register(PageFeatures(f"/fr/{j}", "fr", 1000, 1000, 60, 10, query))
@@ -243,13 +244,18 @@ def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
         sims = full.scores["structure"]
         eligible = sims >= before[full.rows] - margin - 1e-9
         pruned_any |= bool(np.any(~eligible))
+        if np.any(eligible):  # and within the margin of the new page's own best
+            near = sims >= sims[eligible].max() - margin - 1e-9
+            self_pruned_any |= np.count_nonzero(near & eligible) < min(keep, np.count_nonzero(eligible))
+            eligible &= near
         expected = np.sort(sims[eligible])[::-1][:keep]
+        assert len(got) == len(expected)
         assert np.allclose(np.sort(got.scores["structure"])[::-1], expected)
         # records: every kept earlier page knows at least this similarity, the new page its best
         assert np.all(en.best_structure.get("fr", got.rows) >= got.scores["structure"] - 1e-12)
         if len(got):
             assert index.index("fr").best_structure.get("en", np.array([j]))[0] == got.scores["structure"].max()
-    assert pruned_any  # the test exercised the pruning
+    assert pruned_any and self_pruned_any  # the test exercised both prunings
 
 
 def _structure_run(tmp_path, name, worker, pages, kill_after=None):
