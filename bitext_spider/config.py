@@ -48,7 +48,8 @@ class BitextConfig:
     structure_min_correlation: float = 0.50
     # An earlier page is only compared under the distance that brings a new page within this
     # margin of the similarity of its best candidate so far in the new page's language
-    # (matchers.best_structure); 1 compares every size-passing pair under the full threshold.
+    # (matchers.best_structure), and a new page keeps only candidates within it of its own best;
+    # 1 compares every size-passing pair under the full threshold.
     structure_best_margin: float = 0.10
     # Run the structure filter in a process of its own (pipelines.structure_filter) rather than
     # in a thread of the crawl process, whose GIL the reactor keeps busy.

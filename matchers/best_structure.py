@@ -9,6 +9,9 @@ distance that would bring the new page within ``margin`` of ``s``:
 
     distance <= (1 - s + margin) * T       (T = tokens of the longer sequence)
 
+The structure filter bounds the new page's own search the same way: once one of its candidates
+has passed with similarity ``s``, only candidates within ``margin`` of ``s`` are compared and kept.
+
 The margin keeps the near-ties, which the decision at close may still order the other way on
 content, link or image evidence.  On the development site and the generated one, no final pair
 had a lower structure similarity than its older page's best candidate at the time its newer page
