@@ -68,6 +68,7 @@ class PageParser:
         self._workers: list[WorkerChannel | None] = [None] * config.parse_workers
         self._local: _Worker | None = None  # parses in this process when a worker has failed
         self._closed = False
+        self._cpu_seconds = 0.0
 
     @property
     def stats(self) -> Any:
@@ -113,7 +114,8 @@ class PageParser:
             # where the same error is reported as the stages would without workers.
             logger.exception("page-parse worker failed on %s; parsing it here", url)
             parsed = self._parse_here(body, content_type, url)
-        self.stats.inc_value("bitext/time/parse_cpu_ms", int(parsed.cpu_seconds * 1000))
+        self._cpu_seconds += parsed.cpu_seconds  # summed in seconds, not in per-page truncated ms
+        self.stats.set_value("bitext/time/parse_cpu_ms", round(self._cpu_seconds * 1000))
         return parsed
 
     def _parse_here(self, body: bytes, content_type: str, url: str) -> ParsedPage:
