@@ -2,8 +2,10 @@
 
 Generates the site once, serves it from a separate process on 127.0.0.1, then runs
 `scrapy crawl site` in each mode, alternating, `--repeat` times each: ``off``
-(`BITEXT_ENABLED=False`), ``structure`` (the issue #2 stages: size, language, structure;
-`BITEXT_CONTENT_ENABLED=False`), ``on`` (every default stage, content filter included) and
+(`BITEXT_ENABLED=False`), ``structure`` (the issue #2 stages: size, language, structure, then
+one-to-one resolution; `BITEXT_CONTENT_ENABLED=False BITEXT_EVIDENCE_ENABLED=False`),
+``evidence`` (those plus the site-level evidence and the decision at close; what ``structure``
+measured until the eighth session), ``on`` (every default stage, content filter included) and
 ``on-inline`` (``on`` with ``BITEXT_PARSE_WORKERS=0``: pages parsed in the crawl process). It
 reports wall time, pages/s, each mode's time ratio to ``off`` and each crawl's peak memory
 (maximum resident set size of the crawl process, from wait4: the largest of the crawl process
@@ -38,7 +40,9 @@ CRAWL_SETTINGS = [
 
 MODES = {
     "off": ["-s", "BITEXT_ENABLED=False"],
-    "structure": ["-s", "BITEXT_CONTENT_ENABLED=False"],
+    "structure": ["-s", "BITEXT_CONTENT_ENABLED=False", "-s", "BITEXT_EVIDENCE_ENABLED=False"],
+    # the structure filters, site-level evidence and the decision at close (no content filter)
+    "evidence": ["-s", "BITEXT_CONTENT_ENABLED=False"],
     "on": [],
     # every default stage, pages parsed on the reactor thread instead of in a worker process
     "on-inline": ["-s", "BITEXT_PARSE_WORKERS=0"],
@@ -69,7 +73,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=4750, help="documents per language (4750 -> ~10,000 pages)")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from off, structure, on, on-inline")
+    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from off, structure, evidence, on, on-inline")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     modes = [m for m in a.modes.split(",") if m]

@@ -62,6 +62,11 @@ class BitextConfig:
     # trained on the fly.  A candidate passes when at least ``content_min_share`` of its
     # alignment's beads have a translation probability above ``content_sentence_threshold``.
     content_enabled: bool = True
+    # Site-level evidence (URL pairing keys, links, images, fingerprints, near duplicates; the
+    # stages pipelines.evidence.EvidenceStage marks).  With it and the content filter both off
+    # there is nothing for the decision at close to weigh, and the candidates are resolved
+    # one-to-one on the page filters' scores alone: the WebMining pipeline of issue #2.
+    evidence_enabled: bool = True
     content_sentence_threshold: float = 0.5
     content_min_share: float = 0.30
     # The model counts as trained for a language pair after this many aligned sentence pairs;
@@ -140,6 +145,7 @@ class BitextConfig:
         "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
         "max_candidates_per_lang": "BITEXT_MAX_CANDIDATES_PER_LANG",
         "content_enabled": "BITEXT_CONTENT_ENABLED",
+        "evidence_enabled": "BITEXT_EVIDENCE_ENABLED",
         "content_sentence_threshold": "BITEXT_CONTENT_SENTENCE_THRESHOLD",
         "content_min_share": "BITEXT_CONTENT_MIN_SHARE",
         "content_mature_sentences": "BITEXT_CONTENT_MATURE_SENTENCES",

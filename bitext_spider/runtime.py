@@ -116,7 +116,8 @@ class BitextRuntime:
                     PageFeatures(page.url, page.lang, page.size_bytes, page.size_chars, page.n_tags,
                                  page.n_paragraphs, page.tokens, content)
                 )
-                state.evidence.add(page.url, page.lang, page.outlinks, page.images, page.paragraphs)
+                if self.config.evidence_enabled:
+                    state.evidence.add(page.url, page.lang, page.outlinks, page.images, page.paragraphs)
         state.pages_seen = state.requested = len(state.stored_urls)
         state.frontier = [u for u in links if u not in state.stored_urls]
         if state.stored_urls:

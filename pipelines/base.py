@@ -27,3 +27,14 @@ class MatchingStage:
         if not runtime.config.enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
         return cls(runtime)
+
+
+class EvidenceStage(MatchingStage):
+    """A stage that gathers site-level evidence for the decision at close; off with
+    ``BITEXT_EVIDENCE_ENABLED=False``."""
+
+    @classmethod
+    def from_crawler(cls: type[_Stage], crawler: Any) -> _Stage:
+        if not BitextRuntime.of(crawler).config.evidence_enabled:
+            raise NotConfigured("BITEXT_EVIDENCE_ENABLED is off")
+        return super().from_crawler(crawler)  # type: ignore[misc]

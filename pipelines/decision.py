@@ -9,6 +9,10 @@ evidence is computed here, with the final models.  Jangeldin & Assylbekov's unsu
 structure threshold (Algorithm 1) replaces the fixed one for a language pair once the site has
 ``BITEXT_THRESHOLD_MIN_PAIRS`` candidates of it.  Near-duplicates (ILSP-FC 3.8) are vetoed so a
 copy does not take its original's translation.
+
+With both the content filter and the site evidence off (``BITEXT_CONTENT_ENABLED=False``,
+``BITEXT_EVIDENCE_ENABLED=False``) there is nothing to weigh: the stage is off, and the
+candidates are resolved on the page filters' scores alone (WebMining, section 2).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import logging
 from typing import Any
 
 import numpy as np
+from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
@@ -60,6 +65,13 @@ class DecisionPipeline(MatchingStage):
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
         runtime.before_resolve.append(self.decide_site)
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> DecisionPipeline:
+        cfg = BitextRuntime.of(crawler).config
+        if not cfg.content_enabled and not cfg.evidence_enabled:
+            raise NotConfigured("BITEXT_CONTENT_ENABLED and BITEXT_EVIDENCE_ENABLED are off")
+        return super().from_crawler(crawler)
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         return item

@@ -7,10 +7,10 @@ from typing import Any
 
 from bitext_spider.items import PageItem
 from matchers.image_evidence import image_names
-from pipelines.base import MatchingStage
+from pipelines.base import EvidenceStage
 
 
-class ImageEvidencePipeline(MatchingStage):
+class ImageEvidencePipeline(EvidenceStage):
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item

@@ -7,10 +7,10 @@ from typing import Any
 
 from bitext_spider.items import PageItem
 from matchers.outlinks import outlinks
-from pipelines.base import MatchingStage
+from pipelines.base import EvidenceStage
 
 
-class LinkEvidencePipeline(MatchingStage):
+class LinkEvidencePipeline(EvidenceStage):
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item

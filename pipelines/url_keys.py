@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from pipelines.base import MatchingStage
+from pipelines.base import EvidenceStage
 
 _GROWTH = 2.0
 _MIN_PAGES = 50
 
 
-class UrlKeyPipeline(MatchingStage):
+class UrlKeyPipeline(EvidenceStage):
     def __init__(self, runtime: Any) -> None:
         super().__init__(runtime)
         self._recomputed_at: dict[str, int] = {}

@@ -130,6 +130,35 @@ def test_matching_off_crawls_the_same_pages(site, crawled, tmp_path):
     assert stat(proc.stderr, "bitext/candidates/compared") is None
 
 
+def test_evidence_and_content_off_resolve_on_structure(site, tmp_path):
+    """Issue #2's pipeline alone: no site-evidence stage, no decision at close; the candidates
+    are resolved one-to-one on their structure similarity."""
+    from matchers.one_to_one import Scored, resolve_one_to_one
+
+    db = f"sqlite:///{tmp_path / 'structure.db'}"
+    proc = scrapy_crawl(site.seeds_path, db, "-s", "BITEXT_CONTENT_ENABLED=False", "-s", "BITEXT_EVIDENCE_ENABLED=False")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    log = proc.stderr
+    assert stat(log, "bitext/url_keys/recomputed") is None  # the URL-key stage did not run
+    assert "decision:" not in log  # nor the decision at close
+    found = pairs_of(db)
+    tp = len(found & gold_of(site))
+    assert tp / len(gold_of(site)) >= 0.9 and tp / len(found) >= 0.8, (tp, len(found))
+    store = Store(db, create=False)
+    try:
+        cands = list(store.candidates())
+        pages = {p.url: p.id for p in store.pages()}
+        assert all(not p.outlinks for p in store.pages())  # the link stage did not run either
+    finally:
+        store.close()
+    assert cands and all("decision" not in c.scores for c in cands)
+    assert all(c.score == pytest.approx(c.scores["structure"], abs=1e-6) for c in cands)
+    ranked = [Scored(pages[c.url1], c.lang1, pages[c.url2], c.lang2, c.score, (c.scores["structure"],))
+              for c in cands]
+    by_id = {i: u for u, i in pages.items()}
+    assert {frozenset((by_id[c.page1], by_id[c.page2])) for c in resolve_one_to_one(ranked)} == found
+
+
 def test_resume_after_page_cap_gives_the_same_result(site, crawled, tmp_path):
     db_full, _ = crawled
     db = f"sqlite:///{tmp_path / 'resume.db'}"
