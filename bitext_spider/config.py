@@ -245,6 +245,7 @@ class BitextConfig:
             lang_min_confidence=self.lang_min_confidence,
             langs=self.langs,
             main_content=self.content_enabled or bool(self.dictionary),
+            evidence=self.evidence_enabled,
         )
 
     def wants(self, lang: str | None) -> bool:

@@ -40,6 +40,7 @@ class ParseOptions:
     lang_min_confidence: float = 0.0
     langs: frozenset[str] | None = None  # base languages of interest; None: every language
     main_content: bool = True  # a content stage (content or dictionary filter) is on
+    evidence: bool = True  # the site-evidence stages are on: extract the links and images they read
 
     def wants(self, lang: str | None) -> bool:
         """As ``BitextConfig.wants``: a determined language among those of interest."""
@@ -102,9 +103,10 @@ def parse_page(
     features = linearize(root, max_tokens=options.max_tag_tokens)
     out = ParsedPage(decoded=decoded, size_chars=script_weighted_length(html), features=features)
     out.lang, out.lang_score = page_language(features, options, language)
-    out.outlinks = outlinks(root, url)
+    if options.evidence:
+        out.outlinks = outlinks(root, url)
+        out.images = image_names(root, url)
     out.follow = follow_links(root, url, decoded.encoding)
-    out.images = image_names(root, url)
     if options.wants(out.lang) and not too_large(features, options) and options.main_content:
         out.paragraphs = extract_paragraphs(html, out.lang)
         for p in out.paragraphs:

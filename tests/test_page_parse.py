@@ -107,6 +107,10 @@ def test_parse_page_finds_paragraph_languages_and_skips_what_is_not_needed():
     assert parse_page(ARTICLE.encode(), "text/html", "u", ParseOptions(main_content=False), lid).paragraphs is None
     assert parse_page(ARTICLE.encode(), "text/html", "u", ParseOptions(langs=frozenset({"de"})), lid).paragraphs is None
     assert parse_page(b"%PDF-1.4\x00\x01" * 100, "text/html", "u", ParseOptions(), lid).binary
+    # Without the site-evidence stages no links or images are kept; the links to follow are.
+    bare = parse_page(ARTICLE.encode(), "text/html", "http://s.test/fr/article", ParseOptions(evidence=False), lid)
+    assert bare.outlinks == [] and bare.images == []
+    assert bare.follow == parsed.follow and "http://s.test/fr/b.html" in bare.follow
 
 
 def test_options_want_the_same_languages_as_the_config():
