@@ -50,7 +50,7 @@ class BitextConfig:
     # margin of the similarity of its best candidate so far in the new page's language
     # (matchers.best_structure), and a new page keeps only candidates within it of its own best;
     # 1 compares every size-passing pair under the full threshold.
-    structure_best_margin: float = 0.10
+    structure_best_margin: float = 0.05
     # Run the structure filter in a process of its own (pipelines.structure_filter) rather than
     # in a thread of the crawl process, whose GIL the reactor keeps busy.
     structure_worker: bool = True
