@@ -21,6 +21,7 @@ import logging
 from typing import Any
 
 from bitext_spider.config import BitextConfig
+from bitext_spider.cpu_stat import CpuStat
 from bitext_spider.worker_process import WorkerChannel, WorkerDied
 from matchers.language_id import LanguageIdentifier
 from matchers.page_parse import ParsedPage, ParseOptions, parse_page
@@ -68,7 +69,7 @@ class PageParser:
         self._workers: list[WorkerChannel | None] = [None] * config.parse_workers
         self._local: _Worker | None = None  # parses in this process when a worker has failed
         self._closed = False
-        self._cpu_seconds = 0.0
+        self._cpu = CpuStat("bitext/time/parse_cpu_ms")
 
     @property
     def stats(self) -> Any:
@@ -114,8 +115,7 @@ class PageParser:
             # where the same error is reported as the stages would without workers.
             logger.exception("page-parse worker failed on %s; parsing it here", url)
             parsed = self._parse_here(body, content_type, url)
-        self._cpu_seconds += parsed.cpu_seconds  # summed in seconds, not in per-page truncated ms
-        self.stats.set_value("bitext/time/parse_cpu_ms", round(self._cpu_seconds * 1000))
+        self._cpu.add(self.stats, parsed.cpu_seconds)
         return parsed
 
     def _parse_here(self, body: bytes, content_type: str, url: str) -> ParsedPage:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.cpu_stat import CpuStat
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.store import SentenceRecord, SiteCandidate
@@ -324,7 +325,7 @@ class ContentFilterPipeline(MatchingStage):
         # One thread: the models are updated (and merged with other processes' training, in
         # ModelRegistry.updated) in it, so no lock is needed around them.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
-        self._cpu_seconds = 0.0
+        self._cpu = CpuStat("bitext/time/content_cpu_ms")
         runtime.before_resolve.append(self._sweep)
         runtime.after_resolve.append(self._sentences)
 
@@ -346,8 +347,7 @@ class ContentFilterPipeline(MatchingStage):
             self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
             item.candidates,
         )
-        self._cpu_seconds += cpu  # summed in seconds, not in per-page truncated ms
-        self.stats.set_value("bitext/time/content_cpu_ms", round(self._cpu_seconds * 1000))
+        self._cpu.add(self.stats, cpu)
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/content", sum(len(c) for c in item.candidates))
         self._publish()

@@ -31,6 +31,7 @@ from typing import Any
 import numba
 import numpy as np
 
+from bitext_spider.cpu_stat import CpuStat
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.worker_process import WorkerChannel, WorkerDied
@@ -199,10 +200,11 @@ def _best_k(
             corr[part], chunks[part] = batch_chunk_correlation(tokens, flat, offsets, rows[part], dist[part])
             good[part] = np.isnan(corr[part]) | (corr[part] >= min_correlation)
             passed = np.flatnonzero(good)
-            if len(passed):
-                best = max(best, float(similarity(dist[passed], nq, lengths[passed]).max()))
+            if not len(passed):
+                continue
+            s = similarity(dist[passed], nq, lengths[passed])
+            best = max(best, float(s.max()))
             if len(passed) >= keep:
-                s = similarity(dist[passed], nq, lengths[passed])
                 k = int(np.argsort(-s, kind="stable")[keep - 1])
                 kth = (int(dist[passed[k]]), int(longer[passed[k]]), float(s[k]))
         pending = pending[i:]
@@ -305,7 +307,7 @@ class StructureFilterPipeline(MatchingStage):
         self._channel: WorkerChannel | None = None
         self._use_worker = self.config.structure_worker
         self._sent: dict[tuple[str, str], int] = {}  # (site, language) -> rows sent to the worker
-        self._cpu_seconds = 0.0
+        self._cpu = CpuStat("bitext/time/structure_cpu_ms")
 
     def open_spider(self, spider: Any = None) -> None:
         # Start the worker with the crawl: its imports overlap the first requests.
@@ -339,9 +341,7 @@ class StructureFilterPipeline(MatchingStage):
             cpu = await asyncio.get_running_loop().run_in_executor(
                 self._executor, _timed, structure_filter, (index, item.features.tokens, item.candidates, *params), kwargs
             )
-        # Summed in seconds: a per-page int(ms) would drop about half a millisecond a page.
-        self._cpu_seconds += cpu
-        self.stats.set_value("bitext/time/structure_cpu_ms", round(self._cpu_seconds * 1000))
+        self._cpu.add(self.stats, cpu)
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))
         return item
