@@ -27,8 +27,8 @@ from bitext_spider.demo_site import generate_site, iter_page_files  # noqa: E402
 from matchers.decoding import decode_html  # noqa: E402
 from matchers.linearize import linearize  # noqa: E402
 from matchers.page_index import PageFeatures, SiteIndex  # noqa: E402
+from matchers.structure_filter import structure_filter  # noqa: E402
 from pipelines.size_filter import size_filter  # noqa: E402
-from pipelines.structure_filter import structure_filter  # noqa: E402
 
 
 def features(url: str, lang: str, path: Path) -> PageFeatures:

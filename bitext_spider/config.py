@@ -13,6 +13,7 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from matchers.lang_codes import primary_subtag
+from matchers.outlinks import scrapy_ignored_extensions
 from matchers.page_parse import ParseOptions
 
 
@@ -114,6 +115,10 @@ class BitextConfig:
     threshold_min_pairs: int = 100
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
+    # Characters of a page's text (from its start) that fastText reads.  fastText's cost is linear
+    # in them and, beside the parser, its model falls out of the CPU cache, so it was a third of
+    # a page's parse at 1,500; on the W3C pages 500 already identified all 440 (docs/benchmarks.md).
+    lang_max_chars: int = 800
     logstats_interval: float = 30.0
     # Python's GIL switch interval while crawling (seconds; 0 leaves Python's 5 ms): the reactor
     # thread is CPU-bound and the structure/writer threads hop in and out of nogil code, and at
@@ -171,6 +176,7 @@ class BitextConfig:
         "threshold_min_pairs": "BITEXT_THRESHOLD_MIN_PAIRS",
         "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
         "lang_min_words": "BITEXT_LANG_MIN_WORDS",
+        "lang_max_chars": "BITEXT_LANG_MAX_CHARS",
         "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
         "gil_switch_interval": "BITEXT_GIL_SWITCH_INTERVAL",
         "parse_workers": "BITEXT_PARSE_WORKERS",
@@ -234,6 +240,8 @@ class BitextConfig:
             raise ValueError("BITEXT_MAX_PAGES_PER_SITE must be >= 0 (0 means no cap)")
         if self.parse_workers < 0:
             raise ValueError("BITEXT_PARSE_WORKERS must be >= 0 (0 parses in the crawl process)")
+        if self.lang_max_chars < 1:
+            raise ValueError("BITEXT_LANG_MAX_CHARS must be >= 1")
         if self.parse_timeout < 0:
             raise ValueError("BITEXT_PARSE_TIMEOUT must be >= 0 (0 means no limit)")
 
@@ -242,10 +250,12 @@ class BitextConfig:
         return ParseOptions(
             max_tag_tokens=self.max_tag_tokens,
             lang_min_words=self.lang_min_words,
+            lang_max_chars=self.lang_max_chars,
             lang_min_confidence=self.lang_min_confidence,
             langs=self.langs,
             main_content=self.content_enabled or bool(self.dictionary),
             evidence=self.evidence_enabled,
+            ignored_extensions=scrapy_ignored_extensions(),
         )
 
     def wants(self, lang: str | None) -> bool:

@@ -22,41 +22,15 @@ from typing import Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.cpu_stat import CpuStat
+from bitext_spider.parse_worker import PageWorker, init_worker, parse_in_worker
 from bitext_spider.worker_process import WorkerChannel, WorkerDied
-from matchers.language_id import LanguageIdentifier
-from matchers.page_parse import ParsedPage, ParseOptions, parse_page
+from matchers.page_parse import ParsedPage
 
 logger = logging.getLogger(__name__)
 
 
 class ParseTimeout(Exception):
     """A page kept its worker longer than ``BITEXT_PARSE_TIMEOUT``; the worker was replaced."""
-
-
-class _Worker:
-    """What one worker process keeps between pages: the options and its own fastText model."""
-
-    def __init__(self, options: ParseOptions) -> None:
-        self.options = options
-        self.language = LanguageIdentifier()
-
-    def parse(self, body: bytes, content_type: str, url: str) -> ParsedPage:
-        return parse_page(body, content_type, url, self.options, self.language)
-
-
-# The worker process's state: a worker's initializer can only leave it at module level.  It is set
-# in worker processes only, never in the crawl process.
-_worker: _Worker | None = None
-
-
-def _init_worker(options: ParseOptions) -> None:
-    global _worker
-    _worker = _Worker(options)
-
-
-def _parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:
-    assert _worker is not None, "the worker initializer did not run"
-    return _worker.parse(body, content_type, url)
 
 
 class PageParser:
@@ -67,7 +41,7 @@ class PageParser:
         self.options = config.parse_options()
         self._crawler = crawler
         self._workers: list[WorkerChannel | None] = [None] * config.parse_workers
-        self._local: _Worker | None = None  # parses in this process when a worker has failed
+        self._local: PageWorker | None = None  # parses in this process when a worker has failed
         self._closed = False
         self._cpu = CpuStat("bitext/time/parse_cpu_ms")
 
@@ -87,7 +61,7 @@ class PageParser:
     def _worker(self, slot: int) -> WorkerChannel:
         worker = self._workers[slot]
         if worker is None:
-            worker = self._workers[slot] = WorkerChannel("bitext-parse", _init_worker, (self.options,))
+            worker = self._workers[slot] = WorkerChannel("bitext-parse", init_worker, (self.options,))
         return worker
 
     def _least_busy(self) -> WorkerChannel:
@@ -101,7 +75,7 @@ class PageParser:
         timeout = self.config.parse_timeout or None
         worker = self._least_busy()
         try:
-            parsed = await asyncio.wait_for(worker.call(_parse_in_worker, body, content_type, url), timeout)
+            parsed = await asyncio.wait_for(worker.call(parse_in_worker, body, content_type, url), timeout)
         except TimeoutError:
             # The worker is stuck in this page; parsing it here would stall the crawl instead.
             self.stats.inc_value("bitext/pages/dropped/parse_timeout")
@@ -120,7 +94,7 @@ class PageParser:
 
     def _parse_here(self, body: bytes, content_type: str, url: str) -> ParsedPage:
         if self._local is None:
-            self._local = _Worker(self.options)
+            self._local = PageWorker(self.options)
         return self._local.parse(body, content_type, url)
 
     def _replace(self, worker: WorkerChannel, why: BaseException | str) -> None:

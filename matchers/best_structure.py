@@ -1,6 +1,6 @@
 """The best structure similarity each indexed page has reached so far, per other language.
 
-Used by the structure filter (pipelines.structure_filter) to skip work that cannot change the
+Used by the structure filter (matchers.structure_filter) to skip work that cannot change the
 outcome.  Tomás et al., *WebMining*, section 2.2, compare every new page with every earlier one;
 the cost grows with the square of the site.  But a page pairs with at most one page per other
 language, the best first (matchers.one_to_one), so an earlier page that already

@@ -14,9 +14,10 @@ import threading
 from typing import Any
 
 UNDETERMINED = "und"
-# A thousand-odd characters identify a language as well as a whole page does, at a fraction of
-# the cost (fastText is linear in the text length).
-_MAX_CHARS = 1500
+# Characters read by default (BITEXT_LANG_MAX_CHARS): a few hundred characters identify a page's
+# language as well as the whole page does, at a fraction of the cost (fastText is linear in the
+# text length).
+MAX_CHARS = 800
 
 
 class LanguageIdentifier:
@@ -44,9 +45,10 @@ class LanguageIdentifier:
                 self._model = fasttext.load_model(str(self._path or self.bundled_model_path()))
         return self._model
 
-    def identify(self, text: str, min_confidence: float = 0.0) -> tuple[str, float]:
-        """``(language, probability)``; ``("und", p)`` below ``min_confidence`` or without text."""
-        line = " ".join(text[:_MAX_CHARS].split())
+    def identify(self, text: str, min_confidence: float = 0.0, max_chars: int = MAX_CHARS) -> tuple[str, float]:
+        """``(language, probability)`` of the first ``max_chars`` characters of ``text``;
+        ``("und", p)`` below ``min_confidence`` or without text."""
+        line = " ".join(text[:max_chars].split())
         if not line:
             return UNDETERMINED, 0.0
         labels, probs = self._load().predict(line, k=1)

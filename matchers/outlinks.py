@@ -9,11 +9,11 @@ pages that link to each other are related.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 from urllib.parse import urljoin as _plain_urljoin
 
-from scrapy.linkextractors import IGNORED_EXTENSIONS
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
 
@@ -22,10 +22,6 @@ from matchers.linearize import parse_html
 Outlink = tuple[str, str, str]  # (absolute URL without fragment, anchor text, hreflang or "")
 
 _MAX_ANCHOR = 200
-
-
-# What Scrapy's LinkExtractor skips by default: links to files that are not pages.
-_NOT_PAGES = tuple("." + ext for ext in IGNORED_EXTENSIONS)
 _FOLLOW_SCHEMES = ("http", "https", "file", "ftp")
 
 
@@ -35,13 +31,33 @@ urljoin = functools.lru_cache(maxsize=1 << 15)(_plain_urljoin)
 _safe_url = functools.lru_cache(maxsize=1 << 15)(safe_url_string)
 
 
-@functools.lru_cache(maxsize=1 << 15)
-def _followed(url: str) -> str | None:
-    """``url`` without its fragment if a crawler follows it (scheme, not a file), else None."""
-    parts = urlsplit(url)
-    if parts.scheme not in _FOLLOW_SCHEMES or parts.path.lower().endswith(_NOT_PAGES):
-        return None
-    return urldefrag(url)[0]
+@functools.lru_cache(maxsize=1)
+def scrapy_ignored_extensions() -> tuple[str, ...]:
+    """What Scrapy's LinkExtractor skips by default: extensions of files that are not pages.
+
+    Imported on demand: the crawl process passes the list to the page-parse worker
+    (``ParseOptions.ignored_extensions``), which then never imports Scrapy (half a second of its
+    start).
+    """
+    from scrapy.linkextractors import IGNORED_EXTENSIONS
+
+    return tuple(IGNORED_EXTENSIONS)
+
+
+@functools.lru_cache(maxsize=8)
+def _follower(ignored_extensions: tuple[str, ...]) -> Callable[[str], str | None]:
+    """A memoized ``url -> url without its fragment if a crawler follows it (scheme, not a file),
+    else None`` (one per extension list: the list is hashed once a page, not once a link)."""
+    not_pages = tuple("." + ext for ext in ignored_extensions)
+
+    @functools.lru_cache(maxsize=1 << 15)
+    def followed(url: str) -> str | None:
+        parts = urlsplit(url)
+        if parts.scheme not in _FOLLOW_SCHEMES or parts.path.lower().endswith(not_pages):
+            return None
+        return urldefrag(url)[0]
+
+    return followed
 
 
 def _root(html: str | Any) -> Any:
@@ -93,12 +109,15 @@ def outlinks(html: str | Any, base_url: str, max_links: int = 5000) -> list[Outl
     return out
 
 
-def follow_links(html: str | Any, base_url: str, encoding: str = "utf-8") -> list[str]:
+def follow_links(
+    html: str | Any, base_url: str, encoding: str = "utf-8", ignored_extensions: tuple[str, ...] | None = None
+) -> list[str]:
     """The URLs a crawler follows from the page, in document order, each once, without fragment.
 
     What Scrapy's ``LinkExtractor(tags=("a", "area"), attrs=("href",), unique=True)`` returns
     (resolved against ``<base href>``, percent-escaped as ``encoding`` says, http/https/file/ftp
-    only, no links to files with an extension in ``IGNORED_EXTENSIONS``), then the ``href`` of
+    only, no links to files with an extension in ``ignored_extensions``, by default Scrapy's
+    ``IGNORED_EXTENSIONS``), then the ``href`` of
     ``<link hreflang>``, RSS/Atom ``<link>`` and ``<link rel=sitemap>``.  It works on the tree the
     other page steps use, so a page is parsed once, in the page-parse worker when there is one.
     """
@@ -106,13 +125,14 @@ def follow_links(html: str | Any, base_url: str, encoding: str = "utf-8") -> lis
     if root is None:
         return []
     base = _base(root, base_url)
+    followed = _follower(scrapy_ignored_extensions() if ignored_extensions is None else ignored_extensions)
     urls: dict[str, None] = {}
     for el in root.iter("a", "area"):
         href = el.get("href")
         if href is None:
             continue
         try:
-            url = _followed(urljoin(base_url, _safe_url(urljoin(base, strip_html5_whitespace(href)), encoding)))
+            url = followed(urljoin(base_url, _safe_url(urljoin(base, strip_html5_whitespace(href)), encoding)))
         except ValueError:  # an invalid IPv6 host and the like
             continue
         if url is not None:

@@ -37,10 +37,13 @@ class ParseOptions:
 
     max_tag_tokens: int = 30000
     lang_min_words: int = 3
+    lang_max_chars: int = 800
     lang_min_confidence: float = 0.0
     langs: frozenset[str] | None = None  # base languages of interest; None: every language
     main_content: bool = True  # a content stage (content or dictionary filter) is on
     evidence: bool = True  # the site-evidence stages are on: extract the links and images they read
+    # Extensions of links not followed (files, not pages); None: Scrapy's IGNORED_EXTENSIONS.
+    ignored_extensions: tuple[str, ...] | None = None
 
     def wants(self, lang: str | None) -> bool:
         """As ``BitextConfig.wants``: a determined language among those of interest."""
@@ -79,13 +82,13 @@ def page_language(features: Linearized | None, options: ParseOptions, language: 
     """The page's language from its text; undetermined below ``BITEXT_LANG_MIN_WORDS`` words."""
     if features is None or features.n_words < options.lang_min_words:
         return UNDETERMINED, 0.0
-    return language.identify(features.text, options.lang_min_confidence)
+    return language.identify(features.text, options.lang_min_confidence, options.lang_max_chars)
 
 
 def paragraph_language(text: str, page_lang: str, options: ParseOptions, language: LanguageIdentifier) -> str:
     """A main-content paragraph's language: its own if long enough to identify, else the page's."""
     if word_count(text) >= MIN_PARAGRAPH_LID_WORDS:
-        return language.identify(text, options.lang_min_confidence)[0]
+        return language.identify(text, options.lang_min_confidence, options.lang_max_chars)[0]
     return page_lang
 
 
@@ -106,7 +109,7 @@ def parse_page(
     if options.evidence:
         out.outlinks = outlinks(root, url)
         out.images = image_names(root, url)
-    out.follow = follow_links(root, url, decoded.encoding)
+    out.follow = follow_links(root, url, decoded.encoding, options.ignored_extensions)
     if options.wants(out.lang) and not too_large(features, options) and options.main_content:
         out.paragraphs = extract_paragraphs(html, out.lang)
         for p in out.paragraphs:

@@ -25,6 +25,9 @@ def test_invalid_settings_are_rejected_with_the_setting_name():
     with pytest.raises(ValueError, match="BITEXT_STRUCTURE_BEST_MARGIN"):
         BitextConfig.from_settings({"BITEXT_STRUCTURE_BEST_MARGIN": "-0.1"})
     assert BitextConfig.from_settings({"BITEXT_STRUCTURE_BEST_MARGIN": "1"}).structure_best_margin == 1.0
+    with pytest.raises(ValueError, match="BITEXT_LANG_MAX_CHARS"):
+        BitextConfig.from_settings({"BITEXT_LANG_MAX_CHARS": "0"})
+    assert BitextConfig.from_settings({"BITEXT_LANG_MAX_CHARS": "300"}).parse_options().lang_max_chars == 300
 
 
 def test_lang_helpers():
@@ -49,3 +52,11 @@ def test_bundled_fasttext_model_identifies_languages(text, lang):
 def test_no_text_is_undetermined():
     assert LanguageIdentifier().identify("   \n ") == ("und", 0.0)
     assert LanguageIdentifier().identify("The weather is nice", min_confidence=1.01)[0] == "und"
+
+
+def test_only_the_first_max_chars_are_identified():
+    french = "Le temps est beau aujourd'hui et nous allons à la plage avec nos amis. " * 4
+    english = "The weather is nice today and we are going to the beach with our friends. " * 40
+    identifier = LanguageIdentifier()
+    assert identifier.identify(french + english, max_chars=len(french))[0] == "fr"
+    assert identifier.identify(french + english, max_chars=len(french + english))[0] == "en"

@@ -1,6 +1,8 @@
+import random
+
 import numpy as np
 
-from matchers.linearize import linearize, tag_code, word_count
+from matchers.linearize import _WORD_RE, linearize, tag_code, word_count
 
 
 def test_word_count_spaced_and_cjk():
@@ -9,6 +11,16 @@ def test_word_count_spaced_and_cjk():
     assert word_count("日本語のテキスト") == 4  # 8 characters, two per word
     assert word_count("   ") == 0
     assert word_count("안녕하세요 세계") == 2
+
+
+def test_word_count_equals_the_regex_count_on_random_text():
+    # word_count skips the regex for plain tokens; the count must stay that of the regex.
+    rnd = random.Random(7)
+    alphabet = "ab\u00e91_'\u2019-\u2013,. \u00a0\t(x)\u093e\u00b2\u216b\u00ab\u00bb\u0301"
+    for _ in range(20000):
+        text = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
+        assert word_count(text) == len(_WORD_RE.findall(text)), repr(text)
+    assert word_count("(one), two-three l'autre \u2013 \u00abquatre\u00bb 5\u00b2 foo_bar") == 7
 
 
 def test_strand_sequence_attributes_erased_text_counted():

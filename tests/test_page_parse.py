@@ -240,12 +240,12 @@ def test_worker_ends_when_the_crawl_process_is_killed(tmp_path):
     script = (
         "import asyncio, os, time\n"
         "from matchers.page_parse import ParseOptions\n"
-        "from bitext_spider.page_parser import _init_worker\n"
+        "from bitext_spider.parse_worker import init_worker\n"
         "from bitext_spider.worker_process import WorkerChannel\n"
         "async def pid(worker):\n"
         "    return await worker.call(os.getpid)\n"
         "if __name__ == '__main__':\n"
-        "    worker = WorkerChannel('bitext-parse', _init_worker, (ParseOptions(),))\n"
+        "    worker = WorkerChannel('bitext-parse', init_worker, (ParseOptions(),))\n"
         "    print(asyncio.run(pid(worker)), flush=True)\n"
         "    time.sleep(120)\n"
     )

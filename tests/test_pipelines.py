@@ -162,7 +162,7 @@ def test_structure_filter_keep_equals_exhaustive_top_k():
 
     from matchers.linearize import tag_code
     from matchers.page_index import PageFeatures, SiteIndex
-    from pipelines.structure_filter import structure_filter
+    from matchers.structure_filter import structure_filter
 
     rng = np.random.default_rng(7)
     tags = [tag_code(t) for t in ("div", "p", "a", "em", "li", "h2")] + [tag_code("p", True), tag_code("div", True)]
@@ -215,7 +215,7 @@ def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
 
     from matchers.linearize import tag_code
     from matchers.page_index import PageFeatures, SiteIndex
-    from pipelines.structure_filter import structure_filter
+    from matchers.structure_filter import structure_filter
 
     rng = np.random.default_rng(11)
     tags = [tag_code(t) for t in ("div", "p", "a", "em", "li", "h2")] + [tag_code("p", True), tag_code("div", True)]
