@@ -115,10 +115,11 @@ class BitextConfig:
     threshold_min_pairs: int = 100
     lang_min_confidence: float = 0.40
     lang_min_words: int = 3
-    # Characters of a page's text (from its start) that fastText reads.  fastText's cost is linear
-    # in them and, beside the parser, its model falls out of the CPU cache, so it was a third of
-    # a page's parse at 1,500; on the W3C pages 500 already identified all 440 (docs/benchmarks.md).
-    lang_max_chars: int = 800
+    # Characters of a page's text (from its start) that fastText reads.  Its cost is linear in
+    # them, about a third of a page's parse at 1,500; but fewer leave short or unaccented pages
+    # under BITEXT_LANG_MIN_CONFIDENCE (on the W3C pages: 4 at 500, 1 at 800, none at 1,000-2,000;
+    # docs/benchmarks.md (c), ninth session).
+    lang_max_chars: int = 1500
     logstats_interval: float = 30.0
     # Python's GIL switch interval while crawling (seconds; 0 leaves Python's 5 ms): the reactor
     # thread is CPU-bound and the structure/writer threads hop in and out of nogil code, and at

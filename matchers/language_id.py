@@ -14,10 +14,10 @@ import threading
 from typing import Any
 
 UNDETERMINED = "und"
-# Characters read by default (BITEXT_LANG_MAX_CHARS): a few hundred characters identify a page's
+# Characters read by default (BITEXT_LANG_MAX_CHARS): a thousand-odd characters identify a page's
 # language as well as the whole page does, at a fraction of the cost (fastText is linear in the
 # text length).
-MAX_CHARS = 800
+MAX_CHARS = 1500
 
 
 class LanguageIdentifier:

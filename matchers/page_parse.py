@@ -37,7 +37,7 @@ class ParseOptions:
 
     max_tag_tokens: int = 30000
     lang_min_words: int = 3
-    lang_max_chars: int = 800
+    lang_max_chars: int = 1500
     lang_min_confidence: float = 0.0
     langs: frozenset[str] | None = None  # base languages of interest; None: every language
     main_content: bool = True  # a content stage (content or dictionary filter) is on
