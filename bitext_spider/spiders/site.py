@@ -144,10 +144,15 @@ class SiteSpider(scrapy.Spider):
                 if req is not None:
                     yield req
 
-    def _follow(self, urls: Iterable[str], state: SiteState, response: Response) -> Iterator[scrapy.Request]:
+    def _follow(
+        self, urls: Iterable[str], state: SiteState, response: Response, absolute: bool = False
+    ) -> Iterator[scrapy.Request]:
+        """Requests for ``urls``, resolved against the response unless ``absolute`` (page links
+        are resolved by follow_links; ``response.urljoin`` would decode the page's text again
+        on the reactor just to look for a ``<base>``)."""
         depth = int(response.meta.get("depth", 0)) + 1
         for url in urls:
-            req = self._request(response.urljoin(url), state, depth)
+            req = self._request(url if absolute else response.urljoin(url), state, depth)
             if req is not None:
                 yield req
 
@@ -209,7 +214,7 @@ class SiteSpider(scrapy.Spider):
             links=links,
             parsed=parsed,
         )
-        for req in self._follow(links, state, response):
+        for req in self._follow(links, state, response, absolute=True):
             yield req
 
     def on_error(self, failure: Failure) -> None:
