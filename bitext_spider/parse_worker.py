@@ -7,8 +7,9 @@ half a second of each worker's start.
 
 from __future__ import annotations
 
+from bitext_spider.worker_process import batchable
 from matchers.language_id import LanguageIdentifier
-from matchers.page_parse import ParsedPage, ParseOptions, parse_page
+from matchers.page_parse import ParsedPage, ParseOptions, parse_page, parse_pages
 
 
 class PageWorker:
@@ -21,6 +22,9 @@ class PageWorker:
     def parse(self, body: bytes, content_type: str, url: str) -> ParsedPage:
         return parse_page(body, content_type, url, self.options, self.language)
 
+    def parse_many(self, pages: list[tuple[bytes, str, str]]) -> list[ParsedPage]:
+        return parse_pages(pages, self.options, self.language)
+
 
 # The worker process's state: a worker's initializer can only leave it at module level.  It is set
 # in worker processes only, never in the crawl process.
@@ -32,6 +36,12 @@ def init_worker(options: ParseOptions) -> None:
     _worker = PageWorker(options)
 
 
+def _parse_batch(calls: list[tuple[bytes, str, str]]) -> list[ParsedPage]:
+    assert _worker is not None, "the worker initializer did not run"
+    return _worker.parse_many(calls)
+
+
+@batchable(_parse_batch)
 def parse_in_worker(body: bytes, content_type: str, url: str) -> ParsedPage:
     assert _worker is not None, "the worker initializer did not run"
     return _worker.parse(body, content_type, url)

@@ -69,25 +69,95 @@ def _error_answer(exc: BaseException) -> bytes:
         return pickle.dumps((False, RuntimeError(text)), protocol=pickle.HIGHEST_PROTOCOL)
 
 
+# Most requests, and bytes of requests, a worker takes from its pipe at once (see _serve).
+_MAX_BATCH = 32
+_MAX_BATCH_BYTES = 4 << 20
+
+
+def batchable(batch: Callable[[list[tuple[Any, ...]]], list[Any]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a worker function as having a batch form: ``batch(list of args) -> list of results``.
+
+    When several calls of the function wait in the pipe, the worker runs them as one batch.
+    The batch form must give what the calls one by one would; if it raises, the worker makes
+    the calls one by one, so an error still reaches only the call that caused it."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn.batch = batch  # type: ignore[attr-defined]
+        return fn
+
+    return mark
+
+
+def _answer_of(fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    try:
+        return pickle.dumps((True, fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException as exc:  # the caller decides; the worker goes on with the next request
+        return _error_answer(exc)
+
+
+def _answers(calls: list[tuple[Callable[..., Any], tuple[Any, ...]] | BaseException]) -> list[bytes]:
+    """The answers to ``calls`` in order; runs of the same batchable function go as one batch."""
+    out: list[bytes] = []
+    i = 0
+    while i < len(calls):
+        call = calls[i]
+        if isinstance(call, BaseException):
+            out.append(_error_answer(call))
+            i += 1
+            continue
+        fn, args = call
+        j = i + 1
+        batch = getattr(fn, "batch", None)
+        if batch is not None:
+            while j < len(calls) and not isinstance(calls[j], BaseException) and calls[j][0] is fn:  # type: ignore[index]
+                j += 1
+        if j - i > 1:
+            group = [c[1] for c in calls[i:j]]  # type: ignore[index]
+            try:
+                results = batch(group)  # type: ignore[misc]
+                out.extend(pickle.dumps((True, r), protocol=pickle.HIGHEST_PROTOCOL) for r in results)
+            except BaseException:
+                out.extend(_answer_of(fn, a) for a in group)
+        else:
+            out.append(_answer_of(fn, args))
+        i = j
+    return out
+
+
 def _serve(
     requests: Any, answers: Any, name: str, initializer: Callable[..., None] | None, initargs: tuple[Any, ...]
 ) -> None:
-    """The worker's loop: answer each ``(function, args)`` request in order until end-of-file."""
+    """The worker's loop: answer each ``(function, args)`` request in order until end-of-file.
+
+    It takes every request already waiting in the pipe (up to ``_MAX_BATCH``): a worker that has
+    fallen behind the crawl runs the waiting calls of a :func:`batchable` function as one batch.
+    """
     exit_with_parent(f"{name}-parent-watch")
     if initializer is not None:
         initializer(*initargs)
-    while True:
+    end = False
+    while not end:
         try:
-            data = requests.recv_bytes()
+            waiting = [requests.recv_bytes()]
         except EOFError:
             return
+        size = len(waiting[0])
+        while len(waiting) < _MAX_BATCH and size < _MAX_BATCH_BYTES and requests.poll(0):
+            try:
+                waiting.append(requests.recv_bytes())
+            except EOFError:
+                end = True  # answer what was read first
+                break
+            size += len(waiting[-1])
+        calls: list[tuple[Callable[..., Any], tuple[Any, ...]] | BaseException] = []
+        for data in waiting:
+            try:
+                calls.append(pickle.loads(data))
+            except BaseException as exc:
+                calls.append(exc)
         try:
-            fn, args = pickle.loads(data)
-            out = pickle.dumps((True, fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException as exc:  # the caller decides; the worker goes on with the next request
-            out = _error_answer(exc)
-        try:
-            answers.send_bytes(out)
+            for out in _answers(calls):
+                answers.send_bytes(out)
         except OSError:  # the crawl process closed the channel or is gone
             return
 

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from typing import Any
 
 import numpy as np
+from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
@@ -81,8 +82,14 @@ class DictionaryFilter:
 
 
 class DictionaryFilterPipeline(MatchingStage):
-    """Passes items through untouched when ``BITEXT_DICTIONARY`` is unset (listed in
-    ITEM_PIPELINES by default, so naming a dictionary is all a user does)."""
+    """Off (NotConfigured) when ``BITEXT_DICTIONARY`` is unset; listed in ITEM_PIPELINES by
+    default, so naming a dictionary is all a user does."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> DictionaryFilterPipeline:
+        if not BitextRuntime.of(crawler).config.dictionary:
+            raise NotConfigured("BITEXT_DICTIONARY is not set")
+        return super().from_crawler(crawler)
 
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from scrapy.exceptions import NotConfigured
+
 from bitext_spider.items import PageItem
+from bitext_spider.runtime import BitextRuntime
 from matchers.main_content import Paragraph, extract_paragraphs
 from matchers.page_content import Piece, StoredParagraph, page_content
 from matchers.page_parse import paragraph_language
@@ -21,6 +24,13 @@ from pipelines.base import MatchingStage
 
 
 class MainContentPipeline(MatchingStage):
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> MainContentPipeline:
+        # Every stage in the chain costs each item Scrapy's chaining, even one that passes it on.
+        if not BitextRuntime.of(crawler).config.parse_options().main_content:
+            raise NotConfigured("neither the content filter nor a dictionary is on")
+        return super().from_crawler(crawler)
+
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.html is None or item.lang is None:
             return item

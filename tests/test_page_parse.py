@@ -20,7 +20,7 @@ from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
 from matchers.language_id import LanguageIdentifier
-from matchers.page_parse import ParseOptions, paragraph_language, parse_page
+from matchers.page_parse import ParseOptions, paragraph_language, parse_page, parse_pages
 from pipelines.image_evidence import ImageEvidencePipeline
 from pipelines.language import LanguagePipeline
 from pipelines.link_evidence import LinkEvidencePipeline
@@ -111,6 +111,23 @@ def test_parse_page_finds_paragraph_languages_and_skips_what_is_not_needed():
     bare = parse_page(ARTICLE.encode(), "text/html", "http://s.test/fr/article", ParseOptions(evidence=False), lid)
     assert bare.outlinks == [] and bare.images == []
     assert bare.follow == parsed.follow and "http://s.test/fr/b.html" in bare.follow
+
+
+def test_a_batch_of_pages_parses_as_the_pages_one_by_one():
+    lid = LanguageIdentifier()
+    pages = [(body, ctype, url) for url, body, ctype in PAGES]
+    pages.insert(2, (b"%PDF-1.4\x00\x01" * 100, "text/html", "http://s.test/doc.pdf"))
+    for options in (ParseOptions(), ParseOptions(main_content=False, evidence=False)):
+        batch = parse_pages(pages, options, lid)
+        alone = [parse_page(body, ctype, url, options, lid) for body, ctype, url in pages]
+        assert [p.binary for p in batch] == [False, False, True, False, False]
+        for a, b in zip(batch, alone, strict=True):
+            assert a.cpu_seconds > 0 or a.binary
+            a.cpu_seconds = b.cpu_seconds = 0.0
+            if a.features is not None:
+                assert a.features.tokens.tolist() == b.features.tokens.tolist()
+                a.features.tokens = b.features.tokens
+            assert a == b
 
 
 def test_options_want_the_same_languages_as_the_config():

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bitext_spider.worker_process import WorkerChannel, WorkerDied
+from bitext_spider.worker_process import WorkerChannel, WorkerDied, batchable
 
 
 def _echo(x):
@@ -39,6 +39,19 @@ def _init(start):
 def _count():
     _state["n"] += 1
     return _state["n"]
+
+
+def _square_batch(group):
+    if any(x < 0 for (x,) in group):
+        raise ValueError("negative")
+    return [("batch", len(group), x * x) for (x,) in group]
+
+
+@batchable(_square_batch)
+def _square(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    return ("one", 1, x * x)
 
 
 @pytest.fixture
@@ -133,3 +146,22 @@ def test_another_thread_may_close_the_channel_while_the_loop_runs():
 
     assert asyncio.run(go()) == ch.pid
     assert not ch.process.is_alive() and ch.process.exitcode == 0
+
+
+def test_calls_waiting_in_the_pipe_run_as_one_batch(channel):
+    async def go():
+        # While the worker sleeps, the next calls wait in its pipe; it then takes them at once.
+        first = channel.call(_sleep, 0.5)
+        squares = [channel.call(_square, x) for x in range(6)]
+        await first
+        batched = await asyncio.gather(*squares)
+        second = channel.call(_sleep, 0.5)
+        mixed = [channel.call(_square, x) for x in (2, -1, 3)]
+        await second
+        return batched, await asyncio.gather(*mixed, return_exceptions=True)
+
+    batched, mixed = asyncio.run(go())
+    assert batched == [("batch", 6, x * x) for x in range(6)]
+    # The batch form raised: the calls ran one by one, and only the bad one failed.
+    assert mixed[0] == ("one", 1, 4) and mixed[2] == ("one", 1, 9)
+    assert isinstance(mixed[1], ValueError) and "negative: -1" in str(mixed[1])
