@@ -23,7 +23,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # Framing of multiprocessing.connection: a signed 32-bit big-endian length, or -1 followed by a
@@ -95,14 +95,14 @@ def _answer_of(fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
         return _error_answer(exc)
 
 
-def _answers(calls: list[tuple[Callable[..., Any], tuple[Any, ...]] | BaseException]) -> list[bytes]:
-    """The answers to ``calls`` in order; runs of the same batchable function go as one batch."""
-    out: list[bytes] = []
+def _answers(calls: list[tuple[Callable[..., Any], tuple[Any, ...]] | BaseException]) -> Iterator[bytes]:
+    """The answers to ``calls`` in order, each as soon as it is ready; runs of the same
+    batchable function go as one batch."""
     i = 0
     while i < len(calls):
         call = calls[i]
         if isinstance(call, BaseException):
-            out.append(_error_answer(call))
+            yield _error_answer(call)
             i += 1
             continue
         fn, args = call
@@ -115,13 +115,15 @@ def _answers(calls: list[tuple[Callable[..., Any], tuple[Any, ...]] | BaseExcept
             group = [c[1] for c in calls[i:j]]  # type: ignore[index]
             try:
                 results = batch(group)  # type: ignore[misc]
-                out.extend(pickle.dumps((True, r), protocol=pickle.HIGHEST_PROTOCOL) for r in results)
+                if len(results) != len(group):  # answers would go to the wrong callers
+                    raise ValueError(f"{fn.__qualname__}.batch gave {len(results)} results for {len(group)} calls")
+                out = [pickle.dumps((True, r), protocol=pickle.HIGHEST_PROTOCOL) for r in results]
             except BaseException:
-                out.extend(_answer_of(fn, a) for a in group)
+                out = [_answer_of(fn, a) for a in group]
+            yield from out
         else:
-            out.append(_answer_of(fn, args))
+            yield _answer_of(fn, args)
         i = j
-    return out
 
 
 def _serve(

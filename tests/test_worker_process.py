@@ -54,6 +54,11 @@ def _square(x):
     return ("one", 1, x * x)
 
 
+@batchable(lambda group: [("short", x) for (x,) in group[:-1]])
+def _short(x):
+    return ("one", x)
+
+
 @pytest.fixture
 def channel():
     ch = WorkerChannel("test-worker", _init, (10,))
@@ -160,8 +165,16 @@ def test_calls_waiting_in_the_pipe_run_as_one_batch(channel):
         await second
         return batched, await asyncio.gather(*mixed, return_exceptions=True)
 
+    async def short():
+        first = channel.call(_sleep, 0.5)
+        calls = [channel.call(_short, x) for x in range(4)]
+        await first
+        return await asyncio.gather(*calls)
+
     batched, mixed = asyncio.run(go())
     assert batched == [("batch", 6, x * x) for x in range(6)]
+    # A batch form that loses a result is not trusted: the calls run one by one.
+    assert asyncio.run(short()) == [("one", x) for x in range(4)]
     # The batch form raised: the calls ran one by one, and only the bad one failed.
     assert mixed[0] == ("one", 1, 4) and mixed[2] == ("one", 1, 9)
     assert isinstance(mixed[1], ValueError) and "negative: -1" in str(mixed[1])
