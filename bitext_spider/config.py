@@ -13,6 +13,7 @@ from typing import Any
 from scrapy.settings import BaseSettings
 
 from matchers.lang_codes import primary_subtag
+from matchers.language_id import MAX_CHARS
 from matchers.outlinks import scrapy_ignored_extensions
 from matchers.page_parse import ParseOptions
 
@@ -119,7 +120,7 @@ class BitextConfig:
     # them, about a third of a page's parse at 1,500; but fewer leave short or unaccented pages
     # under BITEXT_LANG_MIN_CONFIDENCE (on the W3C pages: 4 at 500, 1 at 800, none at 1,000-2,000;
     # docs/benchmarks.md (c), ninth session).
-    lang_max_chars: int = 1500
+    lang_max_chars: int = MAX_CHARS
     logstats_interval: float = 30.0
     # Python's GIL switch interval while crawling (seconds; 0 leaves Python's 5 ms): the reactor
     # thread is CPU-bound and the structure/writer threads hop in and out of nogil code, and at

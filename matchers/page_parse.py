@@ -20,7 +20,7 @@ from typing import Any
 from matchers.decoding import Decoded, decode_html, looks_binary
 from matchers.image_evidence import image_names
 from matchers.lang_codes import primary_subtag, same_language
-from matchers.language_id import UNDETERMINED, LanguageIdentifier
+from matchers.language_id import MAX_CHARS, UNDETERMINED, LanguageIdentifier
 from matchers.linearize import Linearized, linearize, parse_html, word_count
 from matchers.main_content import Paragraph, extract_paragraphs
 from matchers.outlinks import Outlink, follow_links, outlinks
@@ -38,7 +38,7 @@ class ParseOptions:
 
     max_tag_tokens: int = 30000
     lang_min_words: int = 3
-    lang_max_chars: int = 1500
+    lang_max_chars: int = MAX_CHARS
     lang_min_confidence: float = 0.0
     langs: frozenset[str] | None = None  # base languages of interest; None: every language
     main_content: bool = True  # a content stage (content or dictionary filter) is on
@@ -97,13 +97,7 @@ def parse_page(
     body: bytes, content_type: str | None, url: str, options: ParseOptions, language: LanguageIdentifier
 ) -> ParsedPage:
     """Every page-only step of the stages, in their order; never raises on bad input."""
-    t0 = time.process_time()
-    out, root = _markup(body, content_type, options)
-    if not out.binary:
-        out.lang, out.lang_score = page_language(out.features, options, language)
-        _links_and_content(out, root, url, options, language)
-    out.cpu_seconds = time.process_time() - t0
-    return out
+    return parse_pages([(body, content_type, url)], options, language)[0]
 
 
 def parse_pages(
