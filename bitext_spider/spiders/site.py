@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
+import parsel
 import scrapy
 from protego import Protego
 from scrapy.exceptions import IgnoreRequest
@@ -264,7 +265,7 @@ class SiteSpider(scrapy.Spider):
             except Exception as exc:  # a broken sitemap must not stop the crawl
                 logger.warning("unreadable sitemap %s: %s", response.url, exc)
                 return []
-        sel = scrapy.Selector(text=response.text, type="xml") if isinstance(response, TextResponse) else None
+        sel = parsel.Selector(text=response.text, type="xml") if isinstance(response, TextResponse) else None
         if sel is None:
             return []
         sel.remove_namespaces()
