@@ -6,7 +6,7 @@ Measured, after a warm-up that compiles the numba kernels:
 * **update**: :meth:`TranslationModel.update`, one call per training page pair (one incremental EM
   step), in sentence pairs per second; early (the first tenth of the training documents) and late
   (the last tenth: the model at its full size) separately;
-* **align**: :func:`matchers.sentence_align.align` on page pairs of each requested size against
+* **align**: :func:`matchers.content.sentence_align.align` on page pairs of each requested size against
   the trained model, parallel pairs (translations with about 5% of the sentences inserted on
   either side and 5% merged) and non-parallel pairs (two unrelated pages), in page pairs per
   second, beads per second and sentences (both sides) per second.
@@ -32,8 +32,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from matchers.sentence_align import align, content_scores  # noqa: E402
-from matchers.translation_model import TranslationModel  # noqa: E402
+from matchers.content.sentence_align import align, content_scores  # noqa: E402
+from matchers.content.translation_model import TranslationModel  # noqa: E402
 
 
 class ToyPair:

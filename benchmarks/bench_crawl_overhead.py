@@ -29,8 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bitext_spider.demo_site import generate_site  # noqa: E402
-from bitext_spider.loopback_server import free_port  # noqa: E402
+from bitext_spider.demo.loopback_server import free_port  # noqa: E402
+from bitext_spider.demo.site import generate_site  # noqa: E402
 
 CRAWL_SETTINGS = [
     "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "CONCURRENT_REQUESTS=32", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32",
@@ -84,7 +84,7 @@ def main() -> None:
         port = free_port()
         info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=a.docs,
                              langs=("en", "fr"), coverage=1.0, extras=False, seed=21)
-        server = subprocess.Popen([sys.executable, "-m", "bitext_spider.loopback_server", str(tmp_path / "site"),
+        server = subprocess.Popen([sys.executable, "-m", "bitext_spider.demo.loopback_server", str(tmp_path / "site"),
                                    "--port", str(port), "--for", "3600"], cwd=ROOT, stdout=subprocess.DEVNULL)
         time.sleep(1.0)
         runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}

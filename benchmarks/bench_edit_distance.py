@@ -2,7 +2,7 @@
 
 Measured:
 
-* ``banded``: :func:`matchers.edit_distance.batch_distances` (histogram lower bound, then the
+* ``banded``: :func:`matchers.structure.edit_distance.batch_distances` (histogram lower bound, then the
   banded DP with early exit), one query page against its candidates, as the crawl calls it;
 * ``full``: the full anti-diagonal numba DP, batched the same way (same grouping, same prange),
   so the difference is the algorithm, not the harness;
@@ -41,8 +41,8 @@ SHARED = REPO.parent / "shared"
 DEFAULT_DATA = SHARED / "data" / "w3c-i18n" / "www"
 sys.path.insert(0, str(REPO))  # so the script also runs without the editable install
 
-from matchers.edit_distance import SCALE, full_distance, histogram, lower_bound  # noqa: E402
-from matchers.tag_store import TagSequenceStore  # noqa: E402
+from matchers.structure.edit_distance import SCALE, full_distance, histogram, lower_bound  # noqa: E402
+from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 
 
 @numba.njit(nogil=True, cache=True, parallel=True)
@@ -56,7 +56,7 @@ def _full_batch(query, flat, offsets, rows):
 
 
 def load_w3c(root: Path) -> tuple[list[str], list[np.ndarray]]:
-    from matchers.linearize import linearize
+    from matchers.page.linearize import linearize
 
     names, seqs = [], []
     for f in sorted(root.rglob("*.html")):

@@ -1,4 +1,4 @@
-"""Cost of merging translation models (matchers/translation_model.py, bitext_spider/model_registry.py).
+"""Cost of merging translation models (matchers/content/translation_model.py, bitext_spider/store/model_registry.py).
 
 Synthetic models of N entries over V words per side (keys drawn at random, Zipf-like counts),
 each built by :meth:`TranslationModel.add_counts`.  Measured, best of ``--repeat`` runs:
@@ -36,8 +36,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bitext_spider.store import ModelRecord, Store  # noqa: E402
-from matchers.translation_model import ModelCounts, TranslationModel  # noqa: E402
+from bitext_spider.store.database import ModelRecord, Store  # noqa: E402
+from matchers.content.translation_model import ModelCounts, TranslationModel  # noqa: E402
 
 
 def synthetic_counts(rng: np.random.Generator, n: int, vocab: int, perm: bool) -> ModelCounts:

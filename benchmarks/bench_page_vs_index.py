@@ -23,11 +23,11 @@ import numba
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bitext_spider.config import BitextConfig  # noqa: E402
-from bitext_spider.demo_site import generate_site, iter_page_files  # noqa: E402
-from matchers.decoding import decode_html  # noqa: E402
-from matchers.linearize import linearize  # noqa: E402
-from matchers.page_index import PageFeatures, SiteIndex  # noqa: E402
-from matchers.structure_filter import structure_filter  # noqa: E402
+from bitext_spider.demo.site import generate_site, iter_page_files  # noqa: E402
+from matchers.page.decoding import decode_html  # noqa: E402
+from matchers.page.linearize import linearize  # noqa: E402
+from matchers.site.page_index import PageFeatures, SiteIndex  # noqa: E402
+from matchers.structure.structure_filter import structure_filter  # noqa: E402
 from pipelines.size_filter import size_filter  # noqa: E402
 
 

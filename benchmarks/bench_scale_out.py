@@ -27,9 +27,9 @@ from pg_server import create_database, postgres_server  # noqa: E402
 from scrapyd_server import scrapyd_server  # noqa: E402
 
 from bitext_spider import cli  # noqa: E402
-from bitext_spider.demo_site import generate_site  # noqa: E402
-from bitext_spider.loopback_server import free_port, serve_site  # noqa: E402
-from bitext_spider.store import Store  # noqa: E402
+from bitext_spider.demo.loopback_server import free_port, serve_site  # noqa: E402
+from bitext_spider.demo.site import generate_site  # noqa: E402
+from bitext_spider.store.database import Store  # noqa: E402
 
 SETTINGS = ["-s", "AUTOTHROTTLE_ENABLED=False", "-s", "CONCURRENT_REQUESTS=32", "-s", "LOG_LEVEL=WARNING"]
 

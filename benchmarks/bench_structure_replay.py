@@ -1,7 +1,7 @@
 """Replay the size and structure filters over a stored crawl, in the order its pages were stored.
 
 Reads the pages of a crawl's database (tag sequences and sizes, as a resumed crawl does) and runs
-`pipelines.size_filter.size_filter` and `matchers.structure_filter.structure_filter` on each
+`pipelines.size_filter.size_filter` and `matchers.structure.structure_filter.structure_filter` on each
 page in turn, with the crawl's default settings, in one thread and one numba thread: the
 structure filter's CPU without the crawl around it.  Reports CPU seconds of each filter, the
 size-passing pairs, the rows the distance kernel computed, and the candidates kept.
@@ -29,11 +29,11 @@ from sqlalchemy.orm import Session  # noqa: E402
 
 import bitext_spider.settings as project_settings  # noqa: E402
 from bitext_spider.config import BitextConfig  # noqa: E402
-from bitext_spider.db import SiteRow  # noqa: E402
-from bitext_spider.store import Store  # noqa: E402
-from matchers.page_index import PageFeatures, SiteIndex  # noqa: E402
-from matchers.structure_filter import structure_filter  # noqa: E402
-from matchers.tag_store import TagSequenceStore  # noqa: E402
+from bitext_spider.store.database import Store  # noqa: E402
+from bitext_spider.store.models import SiteRow  # noqa: E402
+from matchers.site.page_index import PageFeatures, SiteIndex  # noqa: E402
+from matchers.structure.structure_filter import structure_filter  # noqa: E402
+from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 from pipelines.size_filter import size_filter  # noqa: E402
 
 

@@ -34,11 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_page_vs_index import features  # noqa: E402
 
 from bitext_spider.config import BitextConfig  # noqa: E402
-from bitext_spider.demo_site import generate_site, iter_page_files  # noqa: E402
-from matchers.edit_distance import _banded_rev, histogram, lower_bound  # noqa: E402
-from matchers.page_index import SiteIndex  # noqa: E402
-from matchers.structure_threshold import scaled_limits, similarity  # noqa: E402
-from matchers.tag_store import TagSequenceStore  # noqa: E402
+from bitext_spider.demo.site import generate_site, iter_page_files  # noqa: E402
+from matchers.site.page_index import SiteIndex  # noqa: E402
+from matchers.structure.edit_distance import _banded_rev, histogram, lower_bound  # noqa: E402
+from matchers.structure.structure_threshold import scaled_limits, similarity  # noqa: E402
+from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 from pipelines.size_filter import size_filter  # noqa: E402
 
 

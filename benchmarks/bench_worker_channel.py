@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bitext_spider.worker_process import WorkerChannel  # noqa: E402
+from bitext_spider.workers.channel import WorkerChannel  # noqa: E402
 
 
 def answer(body: bytes, size: int) -> bytes:

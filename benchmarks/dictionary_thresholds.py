@@ -4,7 +4,7 @@ Tsvetkov and Wintner, *Automatic Acquisition of Parallel Corpora from Websites w
 Content*, section 3.2.2 (thresholds "determined empirically ... to maximize precision").
 
 For each language pair with a dictionary (en-de, en-es, en-fr), every page of the first language
-is scored against every page of the second with ``matchers.dictionary_filter``; the gold pairs are
+is scored against every page of the second with ``matchers.content.dictionary_filter``; the gold pairs are
 the positives, every other page pair of the same two languages a negative.  Page text is taken
 with lxml from ``<body>`` less scripts and styles (``--extract body``), or also less
 ``header``/``nav``/``footer``/``aside`` (``--extract main``, nearer to main-content text).
@@ -41,7 +41,7 @@ import lxml.html
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from matchers.dictionary_filter import (  # noqa: E402
+from matchers.content.dictionary_filter import (  # noqa: E402
     DEFAULT_IDENTICAL,
     DEFAULT_MAX_SUFFIX,
     DEFAULT_MIN_PREFIX,
@@ -56,7 +56,7 @@ from matchers.dictionary_filter import (  # noqa: E402
     stopwords,
     translate_bag,
 )
-from matchers.word_tokens import word_tokens  # noqa: E402
+from matchers.page.word_tokens import word_tokens  # noqa: E402
 
 PAIRS = (("en", "de"), ("en", "es"), ("en", "fr"))
 NEAR_DUPLICATE = 0.45

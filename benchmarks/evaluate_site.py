@@ -42,7 +42,7 @@ def main() -> None:
             subprocess.run(cmd, cwd=ROOT, check=True)
             crawl_s = time.perf_counter() - t0
             pairs = Path(tmp) / "pairs.tsv"
-            subprocess.run([sys.executable, "-m", "bitext_spider.cli", "export", "pairs", "--db", url, "-o", str(pairs)],
+            subprocess.run([sys.executable, "-m", "bitext_spider.commands.cli", "export", "pairs", "--db", url, "-o", str(pairs)],
                            cwd=ROOT, check=True, stderr=subprocess.DEVNULL)
             report = subprocess.run([sys.executable, str(BENCH / "score.py"), str(site / "gold.tsv"), str(pairs)],
                                     check=True, capture_output=True, text=True).stdout

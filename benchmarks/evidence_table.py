@@ -21,8 +21,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bitext_spider.evaluation import LinkedPair, read_gold_pairs, score_pairs  # noqa: E402
-from bitext_spider.store import Store  # noqa: E402
+from bitext_spider.commands.evaluation import LinkedPair, read_gold_pairs, score_pairs  # noqa: E402
+from bitext_spider.store.database import Store  # noqa: E402
 
 Rule = Callable[[dict[str, Any]], float | None]  # evidence -> ranking value, None if not positive
 

@@ -4,7 +4,7 @@
 
 Papavassiliou et al., *ILSP-FC*, sections 3.8-3.9.  The site folder has ``hosts.tsv`` (folder ->
 base URL), ``pages.tsv`` (url, lang) and ``gold.tsv`` (lang1, url1, lang2, url2).  Each page is
-read from disk, its main content extracted with :func:`matchers.main_content.extract_paragraphs`
+read from disk, its main content extracted with :func:`matchers.page.main_content.extract_paragraphs`
 (boilerplate dropped; ``--repeated`` also drops text repeated across the site, as the crawl's
 ``RepeatedBlocks`` does), and for every pair of pages in different languages the script computes:
 
@@ -25,7 +25,7 @@ pair scores above a non-gold one, ties counting half), and P/R/F1 when pairs abo
 are taken best score first, one partner per page and other language (the rule of
 ``shared/bench/score.py``; ties broken by URL, never by the gold standard).  The best threshold's
 predictions are written to ``--out`` and scored by ``score.py`` as a cross-check.  Finally the
-near-duplicate groups of :class:`matchers.near_duplicates.NearDuplicateIndex` per language
+near-duplicate groups of :class:`matchers.site.near_duplicates.NearDuplicateIndex` per language
 (with ``--dedup`` the pages it drops are not counted in the image frequencies).
 """
 
@@ -48,9 +48,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from matchers.decoding import decode_html  # noqa: E402
-from matchers.fingerprint import fingerprint, fingerprint_distance_ratio  # noqa: E402
-from matchers.image_evidence import (  # noqa: E402
+from matchers.page.decoding import decode_html  # noqa: E402
+from matchers.page.main_content import Paragraph, RepeatedBlocks, extract_paragraphs  # noqa: E402
+from matchers.page.word_tokens import word_tokens  # noqa: E402
+from matchers.site.image_evidence import (  # noqa: E402
     ImageFrequencies,
     depth,
     depth_ok,
@@ -58,9 +59,8 @@ from matchers.image_evidence import (  # noqa: E402
     image_names,
     ratio,
 )
-from matchers.main_content import Paragraph, RepeatedBlocks, extract_paragraphs  # noqa: E402
-from matchers.near_duplicates import NearDuplicateIndex, paragraph_hashes  # noqa: E402
-from matchers.word_tokens import word_tokens  # noqa: E402
+from matchers.site.near_duplicates import NearDuplicateIndex, paragraph_hashes  # noqa: E402
+from matchers.structure.fingerprint import fingerprint, fingerprint_distance_ratio  # noqa: E402
 
 SCORE_PY = ROOT.parent / "shared" / "bench" / "score.py"
 BASES = (1.25, 1.5, 2.0, 3.0)

@@ -5,8 +5,8 @@
 
 SRC is a site folder (``hosts.tsv``, ``seeds.txt``, ``pages.tsv``, ``gold.tsv``, the document root
 named in ``hosts.tsv``, optionally the ``content-types.tsv`` sidecar), as written by
-``bitext_spider.demo_site.generate_site`` or found in ``../shared/data``. DST gets the same layout,
-served by ``../shared/bench/serve.py DST`` or ``python -m bitext_spider.loopback_server DST`` on the
+``bitext_spider.demo.site.generate_site`` or found in ``../shared/data``. DST gets the same layout,
+served by ``../shared/bench/serve.py DST`` or ``python -m bitext_spider.demo.loopback_server DST`` on the
 same base URL, plus ``mapping.tsv`` (old URL TAB new URL, every page and file) and
 ``dead-links.tsv`` (internal links that pointed nowhere, old TAB new). Also importable:
 ``make_opaque(src, dst, seed=0) -> OpaqueSite``.
@@ -82,7 +82,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
 try:
-    from bitext_spider.demo_site import CONTENT_TYPES_FILE
+    from bitext_spider.demo.site import CONTENT_TYPES_FILE
 except ImportError:  # run from a checkout without the package installed
     CONTENT_TYPES_FILE = "content-types.tsv"
 

@@ -32,12 +32,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bitext_spider.config import BitextConfig  # noqa: E402
-from matchers.edit_distance import SCALE, _banded_rev  # noqa: E402
-from matchers.linearize import BLOCK_TAGS, tag_code  # noqa: E402
-from matchers.page_index import PageFeatures, SiteIndex  # noqa: E402
-from matchers.structure_filter import structure_filter  # noqa: E402
-from matchers.structure_threshold import scaled_limits  # noqa: E402
-from matchers.tag_store import TagSequenceStore  # noqa: E402
+from matchers.page.linearize import BLOCK_TAGS, tag_code  # noqa: E402
+from matchers.site.page_index import PageFeatures, SiteIndex  # noqa: E402
+from matchers.structure.edit_distance import SCALE, _banded_rev  # noqa: E402
+from matchers.structure.structure_filter import structure_filter  # noqa: E402
+from matchers.structure.structure_threshold import scaled_limits  # noqa: E402
+from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 from pipelines.size_filter import size_filter  # noqa: E402
 
 _BLOCK = np.array(sorted({tag_code(t) for t in BLOCK_TAGS} | {tag_code(t, True) for t in BLOCK_TAGS}), np.int32)

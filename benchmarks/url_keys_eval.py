@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from matchers.url_keys import UrlKeyIndex  # noqa: E402
+from matchers.site.url_keys import UrlKeyIndex  # noqa: E402
 
 SCORE = ROOT.parent / "shared" / "bench" / "score.py"
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from scrapy.settings import BaseSettings
 
-from matchers.lang_codes import primary_subtag
-from matchers.language_id import MAX_CHARS
-from matchers.outlinks import scrapy_ignored_extensions
-from matchers.page_parse import ParseOptions
+from matchers.page.lang_codes import primary_subtag
+from matchers.page.language_id import MAX_CHARS
+from matchers.page.outlinks import scrapy_ignored_extensions
+from matchers.page.page_parse import ParseOptions
 
 
 def parse_langs(value: Any) -> frozenset[str] | None:
@@ -50,7 +50,7 @@ class BitextConfig:
     structure_min_correlation: float = 0.50
     # An earlier page is only compared under the distance that brings a new page within this
     # margin of the similarity of its best candidate so far in the new page's language
-    # (matchers.best_structure), and a new page keeps only candidates within it of its own best;
+    # (matchers.structure.best_structure), and a new page keeps only candidates within it of its own best;
     # 1 compares every size-passing pair under the full threshold.
     structure_best_margin: float = 0.05
     # Run the structure filter in a process of its own (pipelines.structure_filter) rather than
@@ -97,7 +97,7 @@ class BitextConfig:
     content_train_min_share: float = 0.50
     content_model_save_interval: float = 30.0
     # Fold this crawl's sites' training into the stored models at close (bitext schedule turns it
-    # off on its nodes and folds once every job has ended; bitext_spider.model_registry).
+    # off on its nodes and folds once every job has ended; bitext_spider.store.model_registry).
     content_model_fold: bool = True
     # Paragraph text on at least this many pages (and this share of the site) is boilerplate.
     boilerplate_min_pages: int = 3
@@ -248,7 +248,7 @@ class BitextConfig:
             raise ValueError("BITEXT_PARSE_TIMEOUT must be >= 0 (0 means no limit)")
 
     def parse_options(self) -> ParseOptions:
-        """What the page-only steps read (matchers.page_parse), small enough for a worker process."""
+        """What the page-only steps read (matchers.page.page_parse), small enough for a worker process."""
         return ParseOptions(
             max_tag_tokens=self.max_tag_tokens,
             lang_min_words=self.lang_min_words,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from matchers.linearize import Linearized
-from matchers.page_content import PageContent
-from matchers.page_index import CandidateSet
-from matchers.page_parse import ParsedPage
+from matchers.page.linearize import Linearized
+from matchers.page.page_content import PageContent
+from matchers.page.page_parse import ParsedPage
+from matchers.site.page_index import CandidateSet
 
 
 @dataclass
@@ -33,7 +33,7 @@ class PageItem:
     parsed: ParsedPage | None = field(default=None, repr=False)  # from the page-parse worker, if any
     html: str | None = field(default=None, repr=False)
     encoding: str = ""
-    size_chars: int = 0  # script-weighted characters of the decoded page (matchers.size_ratio)
+    size_chars: int = 0  # script-weighted characters of the decoded page (matchers.structure.size_ratio)
     features: Linearized | None = field(default=None, repr=False)
     too_large: bool = False
     lang: str | None = None

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bitext_spider.config import BitextConfig
-from bitext_spider.model_registry import ModelRegistry
-from bitext_spider.page_parser import PageParser
-from bitext_spider.seeds import Site
-from bitext_spider.store import PageRecord, Store, StoreWriter
-from matchers.language_id import LanguageIdentifier
-from matchers.main_content import RepeatedBlocks
-from matchers.page_content import page_content
-from matchers.page_index import PageFeatures, SiteIndex
-from matchers.site_evidence import SiteEvidence
+from bitext_spider.crawl.seeds import Site
+from bitext_spider.store.database import PageRecord, Store, StoreWriter
+from bitext_spider.store.model_registry import ModelRegistry
+from bitext_spider.workers.page_parser import PageParser
+from matchers.page.language_id import LanguageIdentifier
+from matchers.page.main_content import RepeatedBlocks
+from matchers.page.page_content import page_content
+from matchers.site.page_index import PageFeatures, SiteIndex
+from matchers.site.site_evidence import SiteEvidence
 
 logger = logging.getLogger(__name__)
 

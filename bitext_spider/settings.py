@@ -36,7 +36,7 @@ SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
 DOWNLOADER_MIDDLEWARES = {
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-    "bitext_spider.middlewares.RobotsTxtMiddleware": 100,
+    "bitext_spider.crawl.middlewares.RobotsTxtMiddleware": 100,
 }
 
 ITEM_PIPELINES = {
@@ -57,7 +57,7 @@ ITEM_PIPELINES = {
     "pipelines.store.StorePipeline": 900,
 }
 EXTENSIONS = {
-    "bitext_spider.logstats.BitextLogStats": 500,
+    "bitext_spider.crawl.logstats.BitextLogStats": 500,
 }
 
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"

@@ -18,7 +18,7 @@ class MatchingStage:
         self.runtime = runtime
         self.config = runtime.config
         self.stats = runtime.stats
-        # What the page-only steps read (matchers.page_parse), for stages that run them here.
+        # What the page-only steps read (matchers.page.page_parse), for stages that run them here.
         self.parse_options = runtime.config.parse_options()
 
     @classmethod

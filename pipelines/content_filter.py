@@ -1,5 +1,5 @@
 """Content filter stage: sentence alignment under the language pair's translation model, trained
-on the fly (matchers.content_match, matchers.sentence_align, matchers.translation_model).
+on the fly (matchers.content.content_match, matchers.content.sentence_align, matchers.content.translation_model).
 
 Tomás et al., *WebMining*, section 2.3.  As each page arrives:
 
@@ -35,14 +35,14 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
-from bitext_spider.cpu_stat import CpuStat
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
-from bitext_spider.store import SentenceRecord, SiteCandidate
-from matchers.content_match import ContentMatch, length_difference, match_content
-from matchers.page_content import PageContent
-from matchers.page_index import CandidateSet, SiteIndex
-from matchers.translation_model import TranslationModel
+from bitext_spider.store.database import SentenceRecord, SiteCandidate
+from bitext_spider.workers.cpu_stat import CpuStat
+from matchers.content.content_match import ContentMatch, length_difference, match_content
+from matchers.content.translation_model import TranslationModel
+from matchers.page.page_content import PageContent
+from matchers.site.page_index import CandidateSet, SiteIndex
 from pipelines.base import MatchingStage
 
 logger = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """Decision stage: when the crawl closes, every candidate pair of a site gets every piece of
-evidence and one decision (matchers.decision), stored with it; only accepted candidates go on to
+evidence and one decision (matchers.site.decision), stored with it; only accepted candidates go on to
 the one-to-one resolution.
 
 The candidates are those the page-by-page filters stored (size + structure + content, or content
@@ -26,15 +26,15 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
-from bitext_spider.store import SiteCandidate
-from matchers.content_match import match_content
-from matchers.decision import Evidence, decide, user_scores
-from matchers.fingerprint import fingerprint_distance_ratio, paragraph_count
-from matchers.image_evidence import depth_ok, image_jaccard, ratio
-from matchers.link_evidence import link_score
-from matchers.page_content import PageContent
-from matchers.structure_threshold import scaled_limits, similarity
-from matchers.unsupervised_threshold import (
+from bitext_spider.store.database import SiteCandidate
+from matchers.content.content_match import match_content
+from matchers.page.page_content import PageContent
+from matchers.site.decision import Evidence, decide, user_scores
+from matchers.site.image_evidence import depth_ok, image_jaccard, ratio
+from matchers.site.link_evidence import link_score
+from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
+from matchers.structure.structure_threshold import scaled_limits, similarity
+from matchers.structure.unsupervised_threshold import (
     PairFeatures,
     SequenceShape,
     accept,

@@ -1,5 +1,5 @@
 """Dictionary filter stage (PCB), on when ``BITEXT_DICTIONARY`` names a Bitextor-format file
-(matchers.dictionary_filter).
+(matchers.content.dictionary_filter).
 
 Tsvetkov & Wintner, section 3.2.2.  Candidates of the dictionary's language pair keep their place
 only when both bag-of-words scores pass (``BITEXT_DICTIONARY_THRESHOLD_1`` for the dictionary's
@@ -21,7 +21,7 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
-from matchers.dictionary_filter import (
+from matchers.content.dictionary_filter import (
     BilingualDictionary,
     DictionaryError,
     bag_of_words,
@@ -30,7 +30,7 @@ from matchers.dictionary_filter import (
     stopwords,
     translate_bag,
 )
-from matchers.page_content import PageContent
+from matchers.page.page_content import PageContent
 from pipelines.base import MatchingStage
 
 logger = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ class DictionaryFilterPipeline(MatchingStage):
     def site_step(self, state: SiteState) -> None:
         """At close: judge the candidates found after arrival (the content filter's sweep), then
         apply PCB's policy to ambiguous pages if it is on."""
-        from matchers.dictionary_filter import drop_ambiguous
+        from matchers.content.dictionary_filter import drop_ambiguous
 
         assert self.filter is not None
         store = self.runtime.store

@@ -1,5 +1,5 @@
 """Fingerprint stage: the main content's paragraph type/length fingerprint (ILSP-FC 3.9;
-matchers.fingerprint), compared at close."""
+matchers.structure.fingerprint), compared at close."""
 
 from __future__ import annotations
 

@@ -1,12 +1,12 @@
 """Image-evidence stage: the page's image file names join its site's image frequencies
-(ILSP-FC 3.9; matchers.image_evidence); the Jaccard of critical images is scored at close."""
+(ILSP-FC 3.9; matchers.site.image_evidence); the Jaccard of critical images is scored at close."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.image_evidence import image_names
+from matchers.site.image_evidence import image_names
 from pipelines.base import EvidenceStage
 
 

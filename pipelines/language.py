@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.page_parse import page_language
+from matchers.page.page_parse import page_language
 from pipelines.base import MatchingStage
 
 

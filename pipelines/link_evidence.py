@@ -1,12 +1,12 @@
 """Link-evidence stage: the page's outgoing links with anchor text and hreflang
-(matchers.outlinks) join its site's evidence, scored at close (matchers.link_evidence)."""
+(matchers.page.outlinks) join its site's evidence, scored at close (matchers.site.link_evidence)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.outlinks import outlinks
+from matchers.page.outlinks import outlinks
 from pipelines.base import EvidenceStage
 
 

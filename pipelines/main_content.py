@@ -1,9 +1,9 @@
 """Main-content stage: the page's content paragraphs (boilerplate out, types kept, language per
-paragraph), split into sentences and word tokens for the content filters (matchers.main_content,
-matchers.page_content).
+paragraph), split into sentences and word tokens for the content filters (matchers.page.main_content,
+matchers.page.page_content).
 
 Papavassiliou et al., *ILSP-FC*, sections 3.3-3.4.  A paragraph of at least
-``matchers.page_parse.MIN_PARAGRAPH_LID_WORDS`` words gets its own language; shorter ones are too
+``matchers.page.page_parse.MIN_PARAGRAPH_LID_WORDS`` words gets its own language; shorter ones are too
 short to identify and take the page's.  The page-parse worker, when there is one, has already
 extracted, identified and split the paragraphs (pipelines.page_parse); what needs the site's
 other pages, the repeated-boilerplate marking, is done here in arrival order.
@@ -17,9 +17,9 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from matchers.main_content import Paragraph, extract_paragraphs
-from matchers.page_content import Piece, StoredParagraph, page_content
-from matchers.page_parse import paragraph_language
+from matchers.page.main_content import Paragraph, extract_paragraphs
+from matchers.page.page_content import Piece, StoredParagraph, page_content
+from matchers.page.page_parse import paragraph_language
 from pipelines.base import MatchingStage
 
 

@@ -1,4 +1,4 @@
-"""Near-duplicate stage: the page's paragraph hashes (ILSP-FC 3.8; matchers.near_duplicates); a
+"""Near-duplicate stage: the page's paragraph hashes (ILSP-FC 3.8; matchers.site.near_duplicates); a
 page that more than 0.8 of its paragraphs share with a longer page of its language is vetoed by
 the decision at close, so a copy does not take its original's translation."""
 

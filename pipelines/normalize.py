@@ -10,10 +10,10 @@ from typing import Any
 from scrapy.exceptions import DropItem
 
 from bitext_spider.items import PageItem
-from matchers.decoding import decode_html, looks_binary
-from matchers.linearize import linearize
-from matchers.page_parse import too_large
-from matchers.size_ratio import script_weighted_length
+from matchers.page.decoding import decode_html, looks_binary
+from matchers.page.linearize import linearize
+from matchers.page.page_parse import too_large
+from matchers.structure.size_ratio import script_weighted_length
 from pipelines.base import MatchingStage
 
 logger = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
-"""Page-parse stage: the page's own parsing (matchers.page_parse) from a worker process.
+"""Page-parse stage: the page's own parsing (matchers.page.page_parse) from a worker process.
 
-The spider already awaits the crawl's page parser (bitext_spider.page_parser) for every HTML page,
+The spider already awaits the crawl's page parser (bitext_spider.workers.page_parser) for every HTML page,
 because the links it follows come from the same parse; this stage parses the items that arrive
 without a result (from a user's own spider, say) the same way.  The normalize, language, link,
 image and main-content stages then take their results from ``item.parsed`` instead of computing
@@ -15,7 +15,7 @@ from typing import Any
 from scrapy.exceptions import DropItem, NotConfigured
 
 from bitext_spider.items import PageItem
-from bitext_spider.page_parser import PageParser, ParseTimeout
+from bitext_spider.workers.page_parser import PageParser, ParseTimeout
 from pipelines.base import MatchingStage
 
 

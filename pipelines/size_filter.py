@@ -1,5 +1,5 @@
 """Size filter stage: register the page in its site's index and keep the earlier pages of other
-languages whose file size, tag count and paragraph count are close (matchers.size_ratio).
+languages whose file size, tag count and paragraph count are close (matchers.structure.size_ratio).
 
 An exact copy of an earlier page of the same language (same tag sequence) is stored but not
 registered, so it cannot take its original's translation.
@@ -11,8 +11,8 @@ from typing import Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
-from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
-from matchers.size_ratio import size_passing
+from matchers.site.page_index import CandidateSet, PageFeatures, SiteIndex
+from matchers.structure.size_ratio import size_passing
 from pipelines.base import MatchingStage
 
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.store import CandidateRecord, PageRecord
+from bitext_spider.store.database import CandidateRecord, PageRecord
 
 # The score a candidate is ranked by in the one-to-one resolution, by preference: a combined
 # decision score if a later filter wrote one, else the structure similarity, else size closeness.

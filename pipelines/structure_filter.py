@@ -1,4 +1,4 @@
-"""Structure filter stage: runs :func:`matchers.structure_filter.structure_filter` (weighted
+"""Structure filter stage: runs :func:`matchers.structure.structure_filter.structure_filter` (weighted
 tag-sequence edit distance under a threshold that grows with the page size, then the correlation
 of the aligned text-chunk lengths) on each new page's size-passing candidates.
 
@@ -8,7 +8,7 @@ the GIL back from the reactor, which holds it nearly all the time: at 3,183 page
 busy 30-35 s of wall time for 6.5 s of CPU, and pages queued behind it.  The crawl gained less
 than that suggests (docs/benchmarks.md (c)): the reactor, not this filter, sets its pace.
 
-The worker's side is bitext_spider.structure_worker: it keeps its own copy of each site's tag
+The worker's side is bitext_spider.workers.structure_worker: it keeps its own copy of each site's tag
 sequences and best-so-far records, fed with the rows registered since the previous request.
 
 If the worker dies, the stage logs it, counts ``bitext/errors/structure_worker`` and goes on in a
@@ -28,13 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from bitext_spider.cpu_stat import CpuStat
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.structure_worker import Request, filter_in_worker, init_worker, one_numba_thread
-from bitext_spider.worker_process import WorkerChannel, WorkerDied
-from matchers.page_index import SiteIndex
-from matchers.structure_filter import structure_filter
+from bitext_spider.workers.channel import WorkerChannel, WorkerDied
+from bitext_spider.workers.cpu_stat import CpuStat
+from bitext_spider.workers.structure_worker import Request, filter_in_worker, init_worker, one_numba_thread
+from matchers.site.page_index import SiteIndex
+from matchers.structure.structure_filter import structure_filter
 from pipelines.base import MatchingStage
 
 logger = logging.getLogger(__name__)

@@ -1,4 +1,4 @@
-"""URL-key stage: the page's URL joins its site's URL pairing keys (Kit & Ng; matchers.url_keys).
+"""URL-key stage: the page's URL joins its site's URL pairing keys (Kit & Ng; matchers.site.url_keys).
 
 Keys are recomputed as the site grows (each time it has doubled, and at close), so
 ``bitext/url_keys/keys`` follows the crawl; the decision at close uses the final keys.  Only that

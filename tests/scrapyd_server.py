@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from bitext_spider.loopback_server import free_port
+from bitext_spider.demo.loopback_server import free_port
 
 STARTUP_TIMEOUT = 60.0
 

@@ -1,7 +1,7 @@
 import pytest
 
 from bitext_spider.config import BitextConfig, base_lang, parse_langs
-from matchers.language_id import LanguageIdentifier
+from matchers.page.language_id import LanguageIdentifier
 
 
 def test_defaults_and_parsing():

@@ -11,10 +11,10 @@ import pytest
 from lxml import etree
 from test_crawl_e2e import ROOT, gold_of, pairs_of, scrapy_crawl, stat
 
-from bitext_spider.corpus_export import validate_tmx
-from bitext_spider.demo_site import generate_site
-from bitext_spider.loopback_server import free_port, serve_site
-from bitext_spider.store import Store
+from bitext_spider.demo.loopback_server import free_port, serve_site
+from bitext_spider.demo.site import generate_site
+from bitext_spider.store.corpus_export import validate_tmx
+from bitext_spider.store.database import Store
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +73,7 @@ def test_model_state_is_stored_and_a_repeated_crawl_continues_from_it(two_templa
     from sqlalchemy import select
     from sqlalchemy.orm import Session
 
-    from bitext_spider.db import TranslationModelRow
+    from bitext_spider.store.models import TranslationModelRow
 
     store = Store(db, create=False)
     with Session(store.engine) as s:
@@ -92,7 +92,7 @@ def test_model_state_is_stored_and_a_repeated_crawl_continues_from_it(two_templa
 
 def test_sentence_exports(content_crawl, tmp_path):
     db, _ = content_crawl
-    bitext = [sys.executable, "-m", "bitext_spider.cli"]
+    bitext = [sys.executable, "-m", "bitext_spider.commands.cli"]
     tsv = subprocess.run([*bitext, "export", "sentences", "--db", db], check=True, cwd=ROOT,
                          capture_output=True, text=True).stdout.splitlines()
     assert tsv[0] == "lang1\tlang2\ttext1\ttext2\tscore\turl1\turl2"
@@ -114,14 +114,14 @@ def test_sentence_exports(content_crawl, tmp_path):
 
 def test_eval_command_on_the_crawl(two_templates, content_crawl):
     db, _ = content_crawl
-    out = subprocess.run([sys.executable, "-m", "bitext_spider.cli", "eval", "--db", db, "--gold",
+    out = subprocess.run([sys.executable, "-m", "bitext_spider.commands.cli", "eval", "--db", db, "--gold",
                           str(two_templates.gold_path)], check=True, cwd=ROOT, capture_output=True, text=True).stdout
     assert "en-fr" in out
 
 
 def write_dictionary(path, extra_lines=()) -> None:
     """An en-fr Bitextor dictionary from the demo lexicon's single-word entries."""
-    from bitext_spider.demo_site import load_lexicon
+    from bitext_spider.demo.site import load_lexicon
 
     def bare(cell: str) -> str:
         # Noun cells carry their article and gender ("l'aéroport/m", "the airport").
@@ -170,7 +170,7 @@ def test_explain_and_keys_commands(two_templates, content_crawl):
     store = Store(db, create=False)
     pair = next(iter(store.pairs()))
     store.close()
-    bitext = [sys.executable, "-m", "bitext_spider.cli"]
+    bitext = [sys.executable, "-m", "bitext_spider.commands.cli"]
     out = subprocess.run([*bitext, "explain", "--db", db, pair.url1, pair.url2], check=True, cwd=ROOT,
                          capture_output=True, text=True).stdout
     assert "evidence:" in out and "decision:" in out and "accepted" in out and "final pair: yes" in out

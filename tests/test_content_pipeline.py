@@ -9,11 +9,11 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 from test_pipelines import EN_A, FR_A, SITE, item, page_html
 
+from bitext_spider.crawl.seeds import Site
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.seeds import Site
 from bitext_spider.spiders.site import SiteSpider
-from bitext_spider.store import Store
-from matchers.word_tokens import word_tokens
+from bitext_spider.store.database import Store
+from matchers.page.word_tokens import word_tokens
 from pipelines.content_filter import ContentFilterPipeline, combined_score, required_share
 from pipelines.language import LanguagePipeline
 from pipelines.main_content import MainContentPipeline
@@ -161,7 +161,7 @@ def test_two_crawls_on_one_database_add_up_their_models_training(tmp_path, caplo
     assert crawler1.stats.get_value("bitext/models/folded_sentences") == n1
     assert crawler2.stats.get_value("bitext/models/folded_sentences") == n2
     assert second.sentences_seen == n2  # the second crawl's decisions never saw the first's training
-    with caplog.at_level("INFO", logger="bitext_spider.model_registry"):
+    with caplog.at_level("INFO", logger="bitext_spider.store.model_registry"):
         _, runtime3, _run3, close3 = make_chain(tmp_path)
         again = runtime3.models.get("en", "fr", site_id(runtime3))
     assert again.sentences_seen == n1 + n2 and again.pairs_seen == 5

@@ -6,9 +6,9 @@ import pytest
 from lxml import etree
 from sqlalchemy import insert
 
-from bitext_spider.cli import main as bitext_main
-from bitext_spider.corpus_export import clean_text, validate_tmx
-from bitext_spider.db import CandidateRow, PageRow, PairRow, SentenceRow, SiteRow, make_engine
+from bitext_spider.commands.cli import main as bitext_main
+from bitext_spider.store.corpus_export import clean_text, validate_tmx
+from bitext_spider.store.models import CandidateRow, PageRow, PairRow, SentenceRow, SiteRow, make_engine
 
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bitext_spider.demo_site import generate_site
-from bitext_spider.loopback_server import free_port, serve_site
-from bitext_spider.store import Store
+from bitext_spider.demo.loopback_server import free_port, serve_site
+from bitext_spider.demo.site import generate_site
+from bitext_spider.store.database import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["-s", "AUTOTHROTTLE_START_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", "BITEXT_LOGSTATS_INTERVAL=1"]
@@ -97,7 +97,7 @@ def test_spider_follows_sitemaps_feeds_and_obeys_robots(site, crawled):
 def test_export_commands_on_the_crawl(crawled, tmp_path):
     db, _ = crawled
     out = tmp_path / "pairs.tsv"
-    bitext = [sys.executable, "-m", "bitext_spider.cli"]
+    bitext = [sys.executable, "-m", "bitext_spider.commands.cli"]
     subprocess.run([*bitext, "export", "pairs", "--db", db, "-o", str(out)], check=True, cwd=ROOT)
     lines = out.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "lang1\turl1\tlang2\turl2\tscore"
@@ -133,7 +133,7 @@ def test_matching_off_crawls_the_same_pages(site, crawled, tmp_path):
 def test_evidence_and_content_off_resolve_on_structure(site, tmp_path):
     """Issue #2's pipeline alone: no site-evidence stage, no decision at close; the candidates
     are resolved one-to-one on their structure similarity."""
-    from matchers.one_to_one import Scored, resolve_one_to_one
+    from matchers.site.one_to_one import Scored, resolve_one_to_one
 
     db = f"sqlite:///{tmp_path / 'structure.db'}"
     proc = scrapy_crawl(site.seeds_path, db, "-s", "BITEXT_CONTENT_ENABLED=False", "-s", "BITEXT_EVIDENCE_ENABLED=False")

@@ -10,7 +10,7 @@ from test_pipelines import EN_A, FR_A, SITE, item, page_html
 
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
-from bitext_spider.store import Store
+from bitext_spider.store.database import Store
 from pipelines.content_filter import ContentFilterPipeline
 from pipelines.decision import DecisionPipeline
 from pipelines.fingerprint import FingerprintPipeline

@@ -1,8 +1,8 @@
-"""The combined decision (matchers/decision.py) on hand-checked evidence."""
+"""The combined decision (matchers/site/decision.py) on hand-checked evidence."""
 
 import pytest
 
-from matchers.decision import ACCEPT, Evidence, decide, user_scores
+from matchers.site.decision import ACCEPT, Evidence, decide, user_scores
 
 
 def test_structure_alone_is_enough_while_the_model_is_young():

@@ -1,6 +1,6 @@
 import pytest
 
-from matchers.decoding import decode_html, looks_binary
+from matchers.page.decoding import decode_html, looks_binary
 
 FR = "<html><head><title>Été</title></head><body><p>Déjà vu à l'hôtel, où la fenêtre s'ouvre sur la forêt.</p></body></html>"
 KO = "<html><body><p>" + "한국어 문서입니다. 서울의 날씨는 오늘 맑고 따뜻합니다. " * 20 + "</p></body></html>"

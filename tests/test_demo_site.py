@@ -17,8 +17,8 @@ from urllib.parse import unquote
 import lxml.html
 import pytest
 
-from bitext_spider.demo_site import SiteInfo, generate_site, iter_page_files, load_lexicon
-from bitext_spider.loopback_server import LoopbackServer, free_port, serve_site
+from bitext_spider.demo.loopback_server import LoopbackServer, free_port, serve_site
+from bitext_spider.demo.site import SiteInfo, generate_site, iter_page_files, load_lexicon
 
 ALL_LANGS = ("en", "fr", "de", "es", "ja", "ko")
 LEGACY = {"fr": "iso-8859-1", "ja": "shift_jis", "ko": "euc-kr"}
@@ -381,7 +381,7 @@ def test_command_line(tmp_path: Path):
     port = free_port()
     info = _site(tmp_path, n_docs=4, langs=("en", "fr"), base_url=f"http://127.0.0.1:{port}")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bitext_spider.loopback_server", str(info.root), "--for", "20"],
+        [sys.executable, "-m", "bitext_spider.demo.loopback_server", str(info.root), "--for", "20"],
         stdout=subprocess.PIPE,
         text=True,
         cwd=Path(__file__).resolve().parent.parent,

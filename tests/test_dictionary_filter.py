@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from matchers.dictionary_filter import (
+from matchers.content.dictionary_filter import (
     MAX_LINE_WARNINGS,
     MAX_PREFIX_RUN,
     BilingualDictionary,
@@ -200,7 +200,7 @@ def test_malformed_lines_reported_with_line_numbers(tmp_path: Path, caplog: pyte
         b"blue\tblau\n"  # 13
     )
     path = write(tmp_path, text)
-    with caplog.at_level(logging.WARNING, logger="matchers.dictionary_filter"):
+    with caplog.at_level(logging.WARNING, logger="matchers.content.dictionary_filter"):
         d = load_dictionary(path)
     assert [line for line, _ in d.skipped] == [3, 4, 5, 6, 9]
     reasons = dict(d.skipped)
@@ -218,7 +218,7 @@ def test_malformed_lines_reported_with_line_numbers(tmp_path: Path, caplog: pyte
 def test_warnings_are_capped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     bad = MAX_LINE_WARNINGS + 5
     text = "en\tde\n" + "x\n" * bad + "a\tb\n" * (bad + 1)
-    with caplog.at_level(logging.WARNING, logger="matchers.dictionary_filter"):
+    with caplog.at_level(logging.WARNING, logger="matchers.content.dictionary_filter"):
         d = load_dictionary(write(tmp_path, text))
     assert len(d.skipped) == bad
     assert len(caplog.records) == MAX_LINE_WARNINGS + 1  # one a line up to the cap, then the summary

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from matchers.edit_distance import (
+from matchers.page.linearize import tag_code
+from matchers.structure.edit_distance import (
     SCALE,
     banded_distance,
     batch_distances,
@@ -14,8 +15,7 @@ from matchers.edit_distance import (
     lower_bound,
     reference_distance,
 )
-from matchers.linearize import tag_code
-from matchers.tag_store import TagSequenceStore
+from matchers.structure.tag_store import TagSequenceStore
 
 # Real tag codes, so the histogram hashes what the crawler will hash.  A small vocabulary makes
 # random sequences share tags, which is what exercises matches in the DP.

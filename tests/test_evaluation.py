@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert
 
-from bitext_spider.cli import main as bitext_main
-from bitext_spider.db import PageRow, PairRow, SentenceRow, SiteRow, make_engine
-from bitext_spider.evaluation import LinkedPair, score_pairs, score_sentences
+from bitext_spider.commands.cli import main as bitext_main
+from bitext_spider.commands.evaluation import LinkedPair, score_pairs, score_sentences
+from bitext_spider.store.models import PageRow, PairRow, SentenceRow, SiteRow, make_engine
 
 SCORE_PY = Path("/work/shared/bench/score.py")
 

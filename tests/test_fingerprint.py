@@ -2,7 +2,8 @@
 
 import pytest
 
-from matchers.fingerprint import (
+from matchers.page.main_content import Paragraph
+from matchers.structure.fingerprint import (
     bucketed,
     content_paragraphs,
     fingerprint,
@@ -10,7 +11,6 @@ from matchers.fingerprint import (
     fingerprint_features,
     paragraph_count,
 )
-from matchers.main_content import Paragraph
 
 # The paper's Figure 2 (its topic attribute aside).
 TITLE = "Strategia degli investimenti"

@@ -4,7 +4,7 @@ import lxml.html
 import numpy as np
 import pytest
 
-from matchers.image_evidence import (
+from matchers.site.image_evidence import (
     ImageFrequencies,
     depth,
     depth_ok,

@@ -2,7 +2,7 @@ import random
 
 import numpy as np
 
-from matchers.linearize import _WORD_RE, linearize, tag_code, word_count
+from matchers.page.linearize import _WORD_RE, linearize, tag_code, word_count
 
 
 def test_word_count_spaced_and_cjk():

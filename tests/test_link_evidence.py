@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from matchers.link_evidence import (
+from matchers.site.link_evidence import (
     LANGUAGE_NAMES,
     PageLinks,
     hreflang_evidence,

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from matchers.main_content import (
+from matchers.page.main_content import (
     MAX_PARAGRAPHS,
     Paragraph,
     RepeatedBlocks,

@@ -13,8 +13,8 @@ import lxml.html
 import pytest
 from test_crawl_e2e import page_urls, pairs_of, scrapy_crawl
 
-from bitext_spider.demo_site import CONTENT_TYPES_FILE, generate_site
-from bitext_spider.loopback_server import free_port, serve_site
+from bitext_spider.demo.loopback_server import free_port, serve_site
+from bitext_spider.demo.site import CONTENT_TYPES_FILE, generate_site
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("make_opaque_site", ROOT / "benchmarks" / "make_opaque_site.py")

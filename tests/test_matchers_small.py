@@ -3,19 +3,19 @@
 import numpy as np
 import pytest
 
-from matchers.chunk_correlation import aligned_text_lengths, chunk_correlation
-from matchers.edit_distance import reference_distance
-from matchers.linearize import tag_code
-from matchers.one_to_one import Scored, resolve_one_to_one
-from matchers.page_index import CandidateSet, PageFeatures, SiteIndex
-from matchers.size_ratio import (
+from matchers.page.linearize import tag_code
+from matchers.site.one_to_one import Scored, resolve_one_to_one
+from matchers.site.page_index import CandidateSet, PageFeatures, SiteIndex
+from matchers.structure.chunk_correlation import aligned_text_lengths, chunk_correlation
+from matchers.structure.edit_distance import reference_distance
+from matchers.structure.size_ratio import (
     file_size_difference,
     relative_difference,
     size_mask,
     size_passing,
     size_scores,
 )
-from matchers.structure_threshold import scaled_limits, similarity
+from matchers.structure.structure_threshold import scaled_limits, similarity
 
 P, EP, DIV, EDIV = tag_code("p"), tag_code("p", True), tag_code("div"), tag_code("div", True)
 
@@ -96,7 +96,7 @@ def test_one_to_one_breaks_score_ties_by_the_finer_evidence():
 
 
 def test_store_resolution_uses_structure_then_content_share_as_tiebreak():
-    from bitext_spider.store import _tiebreak
+    from bitext_spider.store.database import _tiebreak
 
     assert _tiebreak({"structure": 0.9, "content_share": 0.4}) == (0.9, 0.4)
     assert _tiebreak({"structure": float("nan")}) == (-1.0, -1.0)

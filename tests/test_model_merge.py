@@ -1,5 +1,5 @@
-"""Merging translation models: counts added across vocabularies (matchers/translation_model.py),
-each site's model and the fold of bitext_spider/model_registry.py, and two OS processes folding
+"""Merging translation models: counts added across vocabularies (matchers/content/translation_model.py),
+each site's model and the fold of bitext_spider/store/model_registry.py, and two OS processes folding
 into one SQLite or PostgreSQL database at once without losing or doubling an update."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from pg_server import create_database, postgres_server
 
-from bitext_spider.model_registry import ModelRegistry
-from bitext_spider.store import ModelRecord, Store
-from matchers.translation_model import NULL, ModelCounts, TranslationModel
+from bitext_spider.store.database import ModelRecord, Store
+from bitext_spider.store.model_registry import ModelRegistry
+from matchers.content.translation_model import NULL, ModelCounts, TranslationModel
 
 Counts = dict[tuple[str, str], np.ndarray]
 
@@ -160,7 +160,7 @@ def test_whole_models_with_different_word_ids_merge_to_the_summed_counts() -> No
 
 def test_pending_counts_that_outgrow_the_model_are_pruned_but_keep_their_mass(monkeypatch) -> None:
     """Cleared at every save they stay exact; never cleared (saves failing) they are bounded."""
-    import matchers.translation_model as tm
+    import matchers.content.translation_model as tm
 
     monkeypatch.setattr(tm, "_DELTA_MIN", 50)
     monkeypatch.setattr(tm, "_PENDING_MIN", 50)
@@ -289,7 +289,7 @@ def test_the_folded_model_does_not_depend_on_the_order_sites_trained_and_saved(t
 
 
 def test_bitext_db_fold_folds_what_a_run_left(tmp_path, capsys) -> None:
-    from bitext_spider.db_cli import main as db_main
+    from bitext_spider.commands.db_cli import main as db_main
 
     url = _sqlite(tmp_path)
     store, a, b = _seeded(url)

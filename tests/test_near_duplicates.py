@@ -4,8 +4,8 @@ import hashlib
 
 import pytest
 
-from matchers.main_content import Paragraph
-from matchers.near_duplicates import NearDuplicate, NearDuplicateIndex, paragraph_hashes
+from matchers.page.main_content import Paragraph
+from matchers.site.near_duplicates import NearDuplicate, NearDuplicateIndex, paragraph_hashes
 
 
 def h(*names: str) -> list[bytes]:

@@ -1,4 +1,4 @@
-"""Page parsing in a worker process (pipelines.page_parse, matchers.page_parse): the stages must
+"""Page parsing in a worker process (pipelines.page_parse, matchers.page.page_parse): the stages must
 give the same items, stored rows and pairs whether a worker parsed the page or they did."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from test_pipelines import FR_A, SITE, page_html
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
-from matchers.language_id import LanguageIdentifier
-from matchers.page_parse import ParseOptions, paragraph_language, parse_page, parse_pages
+from matchers.page.language_id import LanguageIdentifier
+from matchers.page.page_parse import ParseOptions, paragraph_language, parse_page, parse_pages
 from pipelines.image_evidence import ImageEvidencePipeline
 from pipelines.language import LanguagePipeline
 from pipelines.link_evidence import LinkEvidencePipeline
@@ -209,8 +209,8 @@ def test_crawl_with_a_worker_stores_what_a_crawl_without_one_stores(tmp_path):
     training interleaves with later pages' checks as the threads run, so candidate scores vary
     slightly between any two crawls (with or without a worker); the pages and the pairs must not.
     """
-    from bitext_spider.demo_site import generate_site
-    from bitext_spider.loopback_server import free_port, serve_site
+    from bitext_spider.demo.loopback_server import free_port, serve_site
+    from bitext_spider.demo.site import generate_site
 
     port = free_port()
     info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=30, langs=("en", "fr", "de"),
@@ -256,9 +256,9 @@ def test_worker_ends_when_the_crawl_process_is_killed(tmp_path):
 
     script = (
         "import asyncio, os, time\n"
-        "from matchers.page_parse import ParseOptions\n"
-        "from bitext_spider.parse_worker import init_worker\n"
-        "from bitext_spider.worker_process import WorkerChannel\n"
+        "from matchers.page.page_parse import ParseOptions\n"
+        "from bitext_spider.workers.parse_worker import init_worker\n"
+        "from bitext_spider.workers.channel import WorkerChannel\n"
         "async def pid(worker):\n"
         "    return await worker.call(os.getpid)\n"
         "if __name__ == '__main__':\n"

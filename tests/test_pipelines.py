@@ -6,11 +6,11 @@ import pytest
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
 
+from bitext_spider.crawl.seeds import Site
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.seeds import Site
 from bitext_spider.spiders.site import SiteSpider
-from bitext_spider.store import Store
+from bitext_spider.store.database import Store
 from pipelines.language import LanguagePipeline
 from pipelines.normalize import NormalizePipeline
 from pipelines.size_filter import SizeFilterPipeline
@@ -121,7 +121,7 @@ def test_disabled_matching_pipelines_are_not_configured(tmp_path):
 def test_page_record_keeps_the_best_candidates_per_language():
     import numpy as np
 
-    from matchers.page_index import CandidateSet
+    from matchers.site.page_index import CandidateSet
     from pipelines.store import page_record
 
     class Index:
@@ -160,9 +160,9 @@ def test_structure_filter_keep_equals_exhaustive_top_k():
 
     import numpy as np
 
-    from matchers.linearize import tag_code
-    from matchers.page_index import PageFeatures, SiteIndex
-    from matchers.structure_filter import structure_filter
+    from matchers.page.linearize import tag_code
+    from matchers.site.page_index import PageFeatures, SiteIndex
+    from matchers.structure.structure_filter import structure_filter
 
     rng = np.random.default_rng(7)
     tags = [tag_code(t) for t in ("div", "p", "a", "em", "li", "h2")] + [tag_code("p", True), tag_code("div", True)]
@@ -193,7 +193,7 @@ def test_structure_filter_keep_equals_exhaustive_top_k():
 def test_best_structure_record():
     import numpy as np
 
-    from matchers.best_structure import BestStructure, pruning_limits
+    from matchers.structure.best_structure import BestStructure, pruning_limits
 
     rec = BestStructure()
     assert rec.get("fr", np.array([0, 5])).tolist() == [0.0, 0.0]
@@ -213,9 +213,9 @@ def test_structure_filter_pruned_by_best_equals_exhaustive_within_margin():
 
     import numpy as np
 
-    from matchers.linearize import tag_code
-    from matchers.page_index import PageFeatures, SiteIndex
-    from matchers.structure_filter import structure_filter
+    from matchers.page.linearize import tag_code
+    from matchers.site.page_index import PageFeatures, SiteIndex
+    from matchers.structure.structure_filter import structure_filter
 
     rng = np.random.default_rng(11)
     tags = [tag_code(t) for t in ("div", "p", "a", "em", "li", "h2")] + [tag_code("p", True), tag_code("div", True)]
@@ -294,7 +294,7 @@ def _structure_run(tmp_path, name, worker, pages, kill_after=None):
 
 
 def _site_pages(tmp_path):
-    from bitext_spider.demo_site import generate_site
+    from bitext_spider.demo.site import generate_site
 
     generate_site(tmp_path / "site", base_url="http://s.test", n_docs=12, langs=("en", "fr"), seed=3,
                   extras=False, retemplated=0.3)

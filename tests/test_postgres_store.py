@@ -20,7 +20,8 @@ from pg_server import create_database, postgres_server
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
-from bitext_spider.db import (
+from bitext_spider.store.database import CandidateRecord, ModelRecord, PageRecord, SentenceRecord, Store
+from bitext_spider.store.models import (
     Base,
     CandidateRow,
     PageRow,
@@ -32,7 +33,6 @@ from bitext_spider.db import (
     make_engine,
     upgrade,
 )
-from bitext_spider.store import CandidateRecord, ModelRecord, PageRecord, SentenceRecord, Store
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +94,7 @@ def test_alembic_migrations_build_the_same_schema_as_the_models(pg_url):
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
-    from bitext_spider.db_cli import main as db_main
+    from bitext_spider.commands.db_cli import main as db_main
 
     engine = make_engine(pg_url, create=False)
     try:
@@ -264,8 +264,8 @@ def test_two_processes_write_overlapping_pages_and_candidates(pg_url):
 def test_crawl_into_postgresql_and_export(pg_url, tmp_path):
     from test_crawl_e2e import ROOT, gold_of, pairs_of, scrapy_crawl
 
-    from bitext_spider.demo_site import generate_site
-    from bitext_spider.loopback_server import free_port, serve_site
+    from bitext_spider.demo.loopback_server import free_port, serve_site
+    from bitext_spider.demo.site import generate_site
 
     root = tmp_path / "site"
     port = free_port()
@@ -287,7 +287,7 @@ def test_crawl_into_postgresql_and_export(pg_url, tmp_path):
     finally:
         store.close()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-m", "bitext_spider.cli", "export", "pairs", "--db", pg_url,
+    out = subprocess.run([sys.executable, "-m", "bitext_spider.commands.cli", "export", "pairs", "--db", pg_url,
                           "--format", "jsonl"], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     rows = [json.loads(line) for line in out.stdout.splitlines()]
@@ -329,7 +329,7 @@ def test_deadlocks_are_retried(pg_url, monkeypatch):
 
 def test_sqlite_is_stamped_too_and_cli_upgrade(tmp_path):
     """Not PostgreSQL-specific: a SQLite database is created at the head revision as well."""
-    from bitext_spider.db_cli import main as db_main
+    from bitext_spider.commands.db_cli import main as db_main
 
     path = tmp_path / "s.db"
     assert db_main(["db", "current", "--db", str(path)]) == 1

@@ -9,12 +9,12 @@ from scrapyd_server import scrapyd_server
 from test_crawl_e2e import gold_of, pairs_of
 from test_scrapyd import PROJECT, egg  # noqa: F401  (the module-scoped egg fixture)
 
-from bitext_spider import cli
-from bitext_spider.demo_site import generate_site
-from bitext_spider.loopback_server import free_port, serve_site
-from bitext_spider.schedule import job_stats, shard_sites
-from bitext_spider.seeds import parse_seeds_text
-from bitext_spider.store import Store
+from bitext_spider.commands import cli
+from bitext_spider.commands.schedule import job_stats, shard_sites
+from bitext_spider.crawl.seeds import parse_seeds_text
+from bitext_spider.demo.loopback_server import free_port, serve_site
+from bitext_spider.demo.site import generate_site
+from bitext_spider.store.database import Store
 
 FAST = ["-s", "AUTOTHROTTLE_START_DELAY=0", "-s", "LOG_LEVEL=INFO"]
 # Pages in one order per site (a site's pairs depend on its pages' order, not on other sites').  The

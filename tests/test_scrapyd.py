@@ -18,8 +18,8 @@ import pytest
 from scrapyd_server import scrapyd_server
 from test_crawl_e2e import ROOT, gold_of, pairs_of, stat
 
-from bitext_spider.demo_site import generate_site
-from bitext_spider.loopback_server import free_port, serve_site
+from bitext_spider.demo.loopback_server import free_port, serve_site
+from bitext_spider.demo.site import generate_site
 
 PROJECT = "bitext_spider"  # scrapy.cfg [deploy] project
 SPIDER = "site"
@@ -101,7 +101,7 @@ def test_egg_ships_the_code_the_settings_entry_point_and_the_data(egg, tmp_path)
         data = importlib.resources.files("bitext_spider") / "data"
         assert (data / "tmx14.dtd").read_text("utf-8").strip()
         assert (data / "demo_lexicon.tsv").read_text("utf-8").strip()
-        from bitext_spider.demo_site import load_lexicon
+        from bitext_spider.demo.site import load_lexicon
         assert load_lexicon()
         print("ok")
     """)

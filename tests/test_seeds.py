@@ -2,7 +2,7 @@ import logging
 
 import pytest
 
-from bitext_spider.seeds import SeedsError, load_seeds, parse_seeds_text
+from bitext_spider.crawl.seeds import SeedsError, load_seeds, parse_seeds_text
 
 
 def test_parse_sites_comments_and_multi_host_lines():

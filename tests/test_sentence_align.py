@@ -1,4 +1,4 @@
-"""Sentence alignment under the IBM-1 model (matchers/sentence_align.py)."""
+"""Sentence alignment under the IBM-1 model (matchers/content/sentence_align.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from matchers.sentence_align import (
+from matchers.content.sentence_align import (
     DEFAULT_PARAMS,
     AlignParams,
     Bead,
@@ -15,7 +15,7 @@ from matchers.sentence_align import (
     content_scores,
     training_pairs,
 )
-from matchers.translation_model import TranslationModel
+from matchers.content.translation_model import TranslationModel
 
 VOCAB = 300
 

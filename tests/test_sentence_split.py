@@ -2,7 +2,7 @@
 
 import pytest
 
-from matchers.sentence_split import MAX_SENTENCE_CHARS, sentencex_code, split_sentences
+from matchers.page.sentence_split import MAX_SENTENCE_CHARS, sentencex_code, split_sentences
 
 
 def test_english_abbreviations_do_not_split():

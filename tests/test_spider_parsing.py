@@ -86,7 +86,7 @@ FOLLOW_CASES = [
 
 
 def test_follow_links_are_what_scrapys_link_extractor_gives():
-    from matchers.outlinks import follow_links
+    from matchers.page.outlinks import follow_links
 
     for url, encoding, html in FOLLOW_CASES:
         response = HtmlResponse(url, body=html.encode(encoding), encoding=encoding)

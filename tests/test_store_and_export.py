@@ -4,9 +4,9 @@ import numpy as np
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from bitext_spider.cli import main as bitext_main
-from bitext_spider.db import CandidateRow, PageRow, PairRow
-from bitext_spider.store import CandidateRecord, PageRecord, Store, StoreWriter
+from bitext_spider.commands.cli import main as bitext_main
+from bitext_spider.store.database import CandidateRecord, PageRecord, Store, StoreWriter
+from bitext_spider.store.models import CandidateRow, PageRow, PairRow
 
 
 def _page(url, lang, cands=()):
@@ -87,7 +87,7 @@ def test_database_of_an_earlier_version_gets_the_new_columns(tmp_path):
 
     from sqlalchemy import inspect
 
-    from bitext_spider.db import make_engine
+    from bitext_spider.store.models import make_engine
 
     path = tmp_path / "old.db"
     con = sqlite3.connect(path)

@@ -1,4 +1,4 @@
-"""IBM-1 translation model with incremental EM (matchers/translation_model.py)."""
+"""IBM-1 translation model with incremental EM (matchers/content/translation_model.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from matchers.translation_model import NULL, TranslationModel
+from matchers.content.translation_model import NULL, TranslationModel
 
 
 def toks(text: str) -> list[str]:
@@ -203,7 +203,7 @@ def _trained_model(docs: int, seed: int = 0, **kwargs: float) -> TranslationMode
 
 
 def test_delta_merges_into_main_table_without_changing_counts(monkeypatch: pytest.MonkeyPatch) -> None:
-    import matchers.translation_model as tm
+    import matchers.content.translation_model as tm
 
     reference = _trained_model(docs=5, min_count=0.0)
     monkeypatch.setattr(tm, "_DELTA_MIN", 50)

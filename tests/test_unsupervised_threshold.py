@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from matchers.linearize import tag_code
-from matchers.unsupervised_threshold import (
+from matchers.page.linearize import tag_code
+from matchers.structure.unsupervised_threshold import (
     PairFeatures,
     accept,
     alignment_cost,

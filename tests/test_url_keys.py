@@ -1,10 +1,10 @@
-"""Tests of the URL pairing-key matcher (Kit & Ng, URL pairing patterns; matchers/url_keys.py)."""
+"""Tests of the URL pairing-key matcher (Kit & Ng, URL pairing patterns; matchers/site/url_keys.py)."""
 
 import random
 
 import pytest
 
-from matchers.url_keys import UrlKeyIndex, UrlTokens, tokenize_url
+from matchers.site.url_keys import UrlKeyIndex, UrlTokens, tokenize_url
 
 H = "http://www.example.org"
 

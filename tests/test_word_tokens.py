@@ -1,6 +1,6 @@
 """Word tokens: normalization, apostrophes and hyphens, numbers, CJK and Thai characters."""
 
-from matchers.word_tokens import word_tokens
+from matchers.page.word_tokens import word_tokens
 
 
 def test_mixed_text():

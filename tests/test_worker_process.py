@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bitext_spider.worker_process import WorkerChannel, WorkerDied, batchable
+from bitext_spider.workers.channel import WorkerChannel, WorkerDied, batchable
 
 
 def _echo(x):

@@ -29,11 +29,11 @@ from scrapy.utils.sitemap import Sitemap
 from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
+from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
 from bitext_spider.items import PageItem
-from bitext_spider.page_parser import ParseTimeout
 from bitext_spider.runtime import BitextRuntime, SiteState
-from bitext_spider.seeds import SeedsError, Site, load_seeds, parse_seeds_text
-from matchers.outlinks import follow_links
+from bitext_spider.workers.page_parser import ParseTimeout
+from matchers.page.outlinks import follow_links
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Translations keep their numbers (dates, prices, versions, counts), and unrelated pages of one
 template rarely share many.  The stage scores every candidate the earlier filters left with the
 Jaccard similarity of the two pages' numbers, as ``x_numbers``; the decision at close adds every
-``x_*`` score to its sum (matchers/decision.py), so a pair sharing all its numbers gains up to
+``x_*`` score to its sum (matchers/site/decision.py), so a pair sharing all its numbers gains up to
 0.2 and one sharing none loses 0.1.
 """
 

@@ -1,0 +1,331 @@
+"""The ``bitext`` command: read the crawl database, evaluate it, and run the bundled offline demo.
+
+    bitext export pairs|candidates|pages [--db URL] [--format tsv|jsonl] [-o FILE]
+    bitext export sentences [--db URL] [--format tsv|jsonl|tmx|moses] [--min-score X] [-o PATH]
+    bitext eval --db URL --gold GOLD.tsv [--crawled] [--gold-sentences FILE] [--langs en,fr] [--json]
+    bitext demo [--dir DIR] [--docs N] [--langs en,fr,de,es]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from bitext_spider.commands import evaluation
+from bitext_spider.store import corpus_export
+from bitext_spider.store.database import Store
+from bitext_spider.store.models import PageRow
+
+PAIR_COLUMNS = ["lang1", "url1", "lang2", "url2", "score"]
+CANDIDATE_SCORE_COLUMNS = [
+    "size_file", "size_tags", "size_paragraphs", "edit_distance", "structure_threshold", "structure",
+    "content_share", "content_mean",
+]
+PAGE_COLUMNS = [
+    "url", "lang", "lang_score", "eligible", "status", "encoding", "size_bytes", "n_tags",
+    "n_paragraphs", "n_words", "depth", "title", "note",
+]
+
+
+def db_url(value: str) -> str:
+    """Accept a SQLAlchemy URL or a plain path to a SQLite file."""
+    return value if "://" in value else f"sqlite:///{value}"
+
+
+def _tsv_cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
+
+
+KEY_COLUMNS = ["site", "key", "power", "generalized", "example", "field"]
+
+
+def _rows(store: Store, what: str) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    if what == "keys":
+        from bitext_spider.commands.explain import key_rows
+
+        return KEY_COLUMNS, key_rows(store)
+    if what == "pairs":
+        return PAIR_COLUMNS, (
+            dict(lang1=r.lang1, url1=r.url1, lang2=r.lang2, url2=r.url2, score=round(r.score, 6))
+            for r in store.pairs()
+        )
+    if what == "candidates":
+        cols = PAIR_COLUMNS + CANDIDATE_SCORE_COLUMNS
+
+        def gen() -> Iterator[dict[str, Any]]:
+            for r in store.candidates():
+                row = dict(lang1=r.lang1, url1=r.url1, lang2=r.lang2, url2=r.url2, score=round(r.score, 6))
+                scores = r.scores or {}
+                for c in CANDIDATE_SCORE_COLUMNS:
+                    row[c] = scores.get(c)
+                for k, v in scores.items():
+                    if k not in row:
+                        row[k] = v
+                yield row
+
+        return cols, gen()
+    return PAGE_COLUMNS, ({c: getattr(p, c) for c in PAGE_COLUMNS} for p in store.pages())
+
+
+def export(store: Store, what: str, fmt: str, out: IO[str]) -> int:
+    cols, rows = _rows(store, what)
+    n = 0
+    if fmt == "tsv":
+        out.write("\t".join(cols) + "\n")
+        for row in rows:
+            out.write("\t".join(_tsv_cell(row.get(c)) for c in cols) + "\n")
+            n += 1
+    else:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    return n
+
+
+def _fail(message: str) -> int:
+    print(f"bitext: {message}", file=sys.stderr)
+    return 2
+
+
+def _open_store(db: str) -> Store | None:
+    """The store at ``db``, or None (after one stderr line) when a SQLite file does not exist."""
+    url = db_url(db)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        _fail(f"no database at {url}")
+        return None
+    return Store(url, create=False)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    if args.what == "sentences":
+        return cmd_export_sentences(args)
+    if args.format not in ("tsv", "jsonl"):
+        return _fail(f"--format {args.format} is only for sentences; {args.what} take tsv or jsonl")
+    if args.min_score is not None:
+        return _fail("--min-score is only for sentences")
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", newline="") as fh:
+                n = export(store, args.what, args.format, fh)
+        else:
+            n = export(store, args.what, args.format, sys.stdout)
+    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
+        return _fail(f"cannot read {store.url}: {exc}")
+    finally:
+        store.close()
+    print(f"bitext: {n} {args.what} exported", file=sys.stderr)
+    return 0
+
+
+def _write_sentences(store: Store, args: argparse.Namespace) -> int:
+    pairs = corpus_export.read_sentence_pairs(store.engine, args.min_score)
+    if args.format == "moses":
+        written = corpus_export.write_moses(pairs, args.output)
+        for path, _lines in written:
+            print(path)
+        return sum(n for _path, n in written) // 2  # two files per language pair, one line per pair each
+    if args.format == "tmx":
+        if args.output:
+            with open(args.output, "wb") as fh:
+                return corpus_export.write_tmx(pairs, fh)
+        sys.stdout.flush()
+        binary = getattr(sys.stdout, "buffer", None)
+        if binary is None:  # a text-only stream stands in for stdout (embedding, some test runners)
+            buf = io.BytesIO()
+            n = corpus_export.write_tmx(pairs, buf)
+            sys.stdout.write(buf.getvalue().decode("utf-8"))
+            return n
+        n = corpus_export.write_tmx(pairs, binary)
+        binary.flush()
+        return n
+    write = corpus_export.write_tsv if args.format == "tsv" else corpus_export.write_jsonl
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="") as fh:
+            return write(pairs, fh)
+    return write(pairs, sys.stdout)
+
+
+def cmd_export_sentences(args: argparse.Namespace) -> int:
+    if args.format == "moses" and not args.output:
+        return _fail("--format moses needs -o PREFIX (files PREFIX.<l1>-<l2>.<l1> and .<l2> are written)")
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        n = _write_sentences(store, args)
+    except SQLAlchemyError as exc:
+        return _fail(f"cannot read {store.url}: {exc}")
+    except OSError as exc:
+        return _fail(f"cannot write: {exc}")
+    finally:
+        store.close()
+    print(f"bitext: {n} sentence pairs exported", file=sys.stderr)
+    return 0
+
+
+def _evaluate(
+    store: Store, args: argparse.Namespace, langs: frozenset[str] | None
+) -> tuple[evaluation.PairScores, evaluation.SentenceScores | None]:
+    gold = evaluation.read_gold_pairs(args.gold)
+    gold_sentences = evaluation.read_gold_sentences(args.gold_sentences) if args.gold_sentences else None
+    predicted = [evaluation.LinkedPair(r.lang1, r.url1, r.lang2, r.url2, r.score) for r in store.pairs()]
+    crawled = None
+    if args.crawled:
+        with Session(store.engine) as s:
+            crawled = set(s.scalars(select(PageRow.url)))
+    pair_scores = evaluation.score_pairs(gold, predicted, langs=langs, crawled=crawled)
+    if gold_sentences is None:
+        return pair_scores, None
+    exported = (
+        (p.text1, p.text2)
+        for p in corpus_export.read_sentence_pairs(store.engine)
+        if not langs or frozenset((evaluation.base_lang(p.lang1), evaluation.base_lang(p.lang2))) == langs
+    )
+    return pair_scores, evaluation.score_sentences(gold_sentences, exported)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    try:
+        langs = evaluation.parse_langs(args.langs) if args.langs else None
+    except ValueError as exc:
+        return _fail(str(exc))
+    for path in (args.gold, args.gold_sentences):
+        if path and not Path(path).is_file():
+            return _fail(f"no gold file at {path}")
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        pair_scores, sentence_scores = _evaluate(store, args, langs)
+    except evaluation.GoldFormatError as exc:
+        return _fail(str(exc))
+    except (OSError, UnicodeDecodeError) as exc:
+        return _fail(f"cannot read the gold file: {exc}")
+    except SQLAlchemyError as exc:
+        return _fail(f"cannot read {store.url}: {exc}")
+    finally:
+        store.close()
+    if not args.json:
+        print(evaluation.format_report(pair_scores, sentence_scores))
+        return 0
+    result = pair_scores.as_dict()
+    if sentence_scores is not None:
+        result["sentences"] = sentence_scores.as_dict()
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    from bitext_spider.commands.explain import explain
+
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        return explain(store, args.url1, args.url2, sys.stdout)
+    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
+        return _fail(f"cannot read {store.url}: {exc}")
+    finally:
+        store.close()
+
+
+def cmd_schedule(args: argparse.Namespace) -> int:
+    from bitext_spider.commands.schedule import ScheduleError, report, schedule
+    from bitext_spider.crawl.seeds import SeedsError
+
+    nodes = [n.strip() for n in args.nodes.split(",") if n.strip()]
+    try:
+        shards = schedule(nodes, args.seeds, project=args.project, langs=args.langs, db=args.db,
+                          settings=args.settings, timeout=args.timeout)
+    except (ScheduleError, SeedsError) as exc:
+        return _fail(str(exc))
+    return report(shards, sys.stdout)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from bitext_spider.demo.run import run_demo
+
+    return run_demo(
+        workdir=Path(args.dir),
+        n_docs=args.docs,
+        langs=[x.strip() for x in args.langs.split(",") if x.strip()],
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="bitext", description="Read and evaluate the bitext crawl database; run the demo."
+    )
+    sub = ap.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
+    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys"])
+    ex.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses"], default="tsv",
+                    help="tmx and moses: sentences only")
+    ex.add_argument("--min-score", type=float, metavar="X",
+                    help="sentences: keep those scoring at least this")
+    ex.add_argument("-o", "--output", metavar="PATH",
+                    help="write to this file instead of standard output (moses: file name prefix, required)")
+    ex.set_defaults(func=cmd_export)
+    ev = sub.add_parser("eval", help="precision and recall of the final pairs against a gold standard")
+    ev.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    ev.add_argument("--gold", required=True, metavar="GOLD.tsv",
+                    help="TSV: lang1 TAB url1 TAB lang2 TAB url2")
+    ev.add_argument("--crawled", action="store_true",
+                    help="count only gold pairs whose two URLs are stored pages in the database")
+    ev.add_argument("--gold-sentences", metavar="FILE",
+                    help="TSV: text1 TAB text2; scores the exported sentence pairs")
+    ev.add_argument("--langs", metavar="L1,L2", help="only this language pair, e.g. en,fr")
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.set_defaults(func=cmd_eval)
+    xp = sub.add_parser("explain", help="print every piece of evidence about two pages and the decision")
+    xp.add_argument("url1")
+    xp.add_argument("url2")
+    xp.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    xp.set_defaults(func=cmd_explain)
+    from bitext_spider.commands import db_cli
+
+    db_cli.add_parser(sub)
+    sc = sub.add_parser("schedule", help="shard the seeds' sites over Scrapyd nodes, run them, report per node")
+    sc.add_argument("--nodes", required=True, help="comma-separated Scrapyd URLs, e.g. http://n1:6800,http://n2:6800")
+    sc.add_argument("--seeds", required=True, help="seeds file (one site a line)")
+    sc.add_argument("--langs", help="languages of interest, e.g. en,fr")
+    sc.add_argument("--db", help="BITEXT_DB_URL for every job (one PostgreSQL database for several nodes)")
+    sc.add_argument("--project", default="bitext_spider", help="Scrapyd project name (scrapy.cfg [deploy])")
+    sc.add_argument("-s", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                    help="a Scrapy setting for every job")
+    sc.add_argument("--timeout", type=float, default=0, help="give up after this many seconds (0: wait)")
+    sc.set_defaults(func=cmd_schedule)
+    demo = sub.add_parser("demo", help="generate a demo site, serve it on loopback, crawl it, print pairs")
+    demo.add_argument("--dir", default="bitext-demo", help="where the demo site and database go")
+    demo.add_argument("--docs", type=int, default=30, help="documents in the demo site")
+    demo.add_argument("--langs", default="en,fr,de,es", help="languages of the demo site")
+    demo.set_defaults(func=cmd_demo)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,726 @@
+"""Persistence: pages and candidates written in batches by one writer thread, pairs resolved per site.
+
+The reactor never waits on the database: pipelines hand :class:`PageRecord` objects to
+:class:`StoreWriter`, whose thread commits them in batches (by count or time).  Batches commit in
+arrival order, so after a kill the stored pages are a prefix of what was processed, and a resumed
+crawl re-fetches exactly the pages that are missing.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from sqlalchemy import delete, select, text, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session, aliased
+
+from bitext_spider.store.models import (
+    CandidateRow,
+    PageRow,
+    PairRow,
+    SentenceRow,
+    SiteModelRow,
+    SiteRow,
+    TranslationModelRow,
+    make_engine,
+)
+from matchers.site.one_to_one import Scored, resolve_one_to_one
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class CandidateRecord:
+    other_url: str
+    other_lang: str
+    score: float
+    scores: dict[str, float]
+
+
+@dataclass
+class PageRecord:
+    """One page's row plus the candidates it found among earlier pages."""
+
+    site_id: int
+    values: dict[str, Any]
+    candidates: list[CandidateRecord] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return self.values["url"]
+
+
+@dataclass
+class ModelRecord:
+    """A snapshot of one language pair's translation model, written like a page record."""
+
+    lang1: str
+    lang2: str
+    pairs_seen: int
+    sentences_seen: int
+    state: bytes
+
+
+@dataclass
+class StoredModel:
+    """A language pair's stored model row; ``(sentences_seen, pairs_seen)`` is its version."""
+
+    state: bytes
+    pairs_seen: int
+    sentences_seen: int
+
+    @property
+    def version(self) -> tuple[int, int]:
+        return self.sentences_seen, self.pairs_seen
+
+
+@dataclass
+class StoredSiteModel:
+    """A site's unfolded training of a language pair (a ``site_models`` row)."""
+
+    site_id: int
+    site_key: str
+    lang1: str
+    lang2: str
+    model: StoredModel
+
+
+@dataclass
+class SiteCandidate:
+    """A stored candidate with its pages' URLs (for site-level decisions at close)."""
+
+    id: int
+    page1_id: int
+    url1: str
+    lang1: str
+    page2_id: int
+    url2: str
+    lang2: str
+    score: float
+    scores: dict[str, Any]
+
+
+@dataclass
+class SentenceRecord:
+    """An aligned sentence pair of a final pair; ``text1`` is in ``lang1``, page1's language."""
+
+    page1_id: int
+    page2_id: int
+    position: int
+    lang1: str
+    lang2: str
+    text1: str
+    text2: str
+    score: float
+
+
+@dataclass
+class StoredPage:
+    """What a resumed crawl needs of a page already in the database."""
+
+    url: str
+    lang: str | None
+    eligible: bool
+    size_bytes: int
+    size_chars: int
+    n_tags: int
+    n_paragraphs: int
+    tokens: np.ndarray | None
+    links: list[str]
+    paragraphs: list[Any] = field(default_factory=list)
+    outlinks: list[Any] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+
+
+def _insert(engine: Engine, table: Any) -> Any:
+    """``INSERT`` that can take ``ON CONFLICT DO NOTHING`` on the engine's dialect."""
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    return insert(table)
+
+
+class _Changed(Exception):
+    """A row changed since it was read: the transaction is rolled back."""
+
+
+# PostgreSQL errors after which the whole transaction is simply run again: deadlock (two writers
+# inserting overlapping keys in different orders) and serialization failure.
+_RETRY_SQLSTATES = {"40P01", "40001"}
+_RETRIES = 8
+# Key space of the per-site PostgreSQL advisory locks (resolve_site, replace_sentences).
+_SITE_LOCK = 0x62697466
+
+
+def _retryable(exc: DBAPIError) -> bool:
+    return getattr(exc.orig, "sqlstate", None) in _RETRY_SQLSTATES
+
+
+def _no_nul(value: Any) -> Any:
+    """PostgreSQL text cannot hold NUL characters (SQLite can); they are dropped there."""
+    return value.replace("\x00", "") if isinstance(value, str) and "\x00" in value else value
+
+
+def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def _ordered(a_id: int, a_lang: str, b_id: int, b_lang: str) -> tuple[int, str, int, str]:
+    return (a_id, a_lang, b_id, b_lang) if a_id < b_id else (b_id, b_lang, a_id, a_lang)
+
+
+def _tiebreak(scores: dict[str, Any] | None) -> tuple[float, ...]:
+    """What orders candidates of equal score in the one-to-one resolution: the weighted
+    tag-sequence similarity, then the content share (absent evidence last)."""
+    out = []
+    for name in ("structure", "content_share"):
+        v = (scores or {}).get(name)
+        out.append(float(v) if isinstance(v, int | float) and v == v else -1.0)
+    return tuple(out)
+
+
+class Store:
+    """Database access for the crawl and the ``bitext`` command."""
+
+    def __init__(self, url: str, create: bool = True) -> None:
+        self.url = url
+        self.engine = make_engine(url, create=create)
+        self._ids: dict[str, int] = {}
+
+        self._pg = self.engine.dialect.name == "postgresql"
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def _retrying(self, fn: Callable[[], Any]) -> Any:
+        """Run ``fn`` (one whole transaction); on PostgreSQL, again after a deadlock or
+        serialization failure (the database rolled it back, so nothing was half-written)."""
+        for attempt in range(_RETRIES):
+            try:
+                return fn()
+            except DBAPIError as e:
+                if not (self._pg and _retryable(e)) or attempt == _RETRIES - 1:
+                    raise
+                logger.info("transaction retried after %s", type(e.orig).__name__)
+                time.sleep(random.uniform(0.01, 0.05) * (attempt + 1))
+        return None  # pragma: no cover
+
+    def _lock_site(self, s: Session, site_id: int) -> None:
+        """Serialize per-site delete-and-insert transactions of concurrent processes (PostgreSQL)."""
+        if self._pg:
+            s.execute(text("SELECT pg_advisory_xact_lock(:k, :site)"), {"k": _SITE_LOCK, "site": site_id})
+
+    # -- sites and resume -------------------------------------------------------------------
+    def ensure_site(self, key: str, start_urls: list[str]) -> int:
+        with Session(self.engine) as s, s.begin():
+            s.execute(
+                _insert(self.engine, SiteRow.__table__)
+                .values(key=key, start_urls=start_urls)
+                .on_conflict_do_nothing(index_elements=["key"])
+            )
+            return s.execute(select(SiteRow.id).where(SiteRow.key == key)).scalar_one()
+
+    def stored_pages(self, site_id: int) -> Iterator[StoredPage]:
+        """Pages of a site already stored, in id (= processing) order."""
+        cols = (
+            PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
+            PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
+            PageRow.paragraphs, PageRow.outlinks, PageRow.images,
+        )
+        with Session(self.engine) as s:
+            for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
+                self._ids[row.url] = row.id
+                tokens = np.frombuffer(row.tokens, dtype=np.int32).copy() if row.tokens is not None else None
+                yield StoredPage(
+                    row.url, row.lang, bool(row.eligible), row.size_bytes, row.size_chars,
+                    row.n_tags, row.n_paragraphs, tokens, list(row.links or []),
+                    [tuple(p) for p in row.paragraphs or []],
+                    [tuple(x) for x in row.outlinks or []],
+                    list(row.images or []),
+                )
+
+    # -- writes -----------------------------------------------------------------------------
+    def write(self, records: list[PageRecord]) -> None:
+        """Store pages and their candidates (three statements a batch) in one transaction."""
+        if not records:
+            return
+        self._retrying(lambda: self._write_pages(records))
+
+    def _write_pages(self, records: list[PageRecord]) -> None:
+        page_insert = _insert(self.engine, PageRow.__table__).on_conflict_do_nothing(index_elements=["url"])
+        cand_insert = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
+            index_elements=["page1_id", "page2_id"]
+        )
+        new_ids: dict[str, int] = {}
+        with Session(self.engine) as s, s.begin():
+            page_rows = [dict(site_id=rec.site_id, **rec.values) for rec in records]
+            if self._pg:
+                page_rows = [{k: _no_nul(v) for k, v in row.items()} for row in page_rows]
+            s.execute(page_insert, page_rows)
+            wanted = {rec.url for rec in records}
+            wanted.update(
+                c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
+            )
+            for chunk in _chunks(sorted(wanted), 500):
+                for url, page_id in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk))):
+                    new_ids[url] = page_id
+            rows = []
+            for rec in records:
+                page_id = new_ids[rec.url]
+                lang = rec.values.get("lang") or ""
+                for c in rec.candidates:
+                    other = new_ids.get(c.other_url) or self._ids.get(c.other_url)
+                    if other is None:
+                        logger.warning("candidate %s -> %s: earlier page not stored; skipped", rec.url, c.other_url)
+                        continue
+                    p1, l1, p2, l2 = _ordered(page_id, lang, other, c.other_lang)
+                    rows.append(
+                        dict(site_id=rec.site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
+                             score=float(c.score), scores=c.scores)
+                    )
+            if rows:
+                s.execute(cand_insert, rows)
+        # Only after the commit: a rolled-back id must not be remembered.
+        self._ids.update(new_ids)
+
+    # -- translation models -----------------------------------------------------------------
+    def save_models(self, models: list[ModelRecord]) -> None:
+        """Upsert model snapshots (the last one of a language pair wins).
+
+        The crawl merges instead (:meth:`replace_model`, ``ModelRegistry``); this overwrites, for
+        tools that mean to replace a model."""
+        latest = {(m.lang1, m.lang2): m for m in models}
+        stmt = _insert(self.engine, TranslationModelRow.__table__)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["lang1", "lang2"],
+            set_=dict(
+                pairs_seen=stmt.excluded.pairs_seen,
+                sentences_seen=stmt.excluded.sentences_seen,
+                state=stmt.excluded.state,
+            ),
+        )
+        rows = [
+            dict(lang1=m.lang1, lang2=m.lang2, pairs_seen=m.pairs_seen, sentences_seen=m.sentences_seen,
+                 state=m.state)
+            for m in sorted(latest.values(), key=lambda m: (m.lang1, m.lang2))
+        ]
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                s.execute(stmt, rows)
+
+        self._retrying(run)
+
+    def model_row(self, lang1: str, lang2: str) -> StoredModel | None:
+        """The stored state of a language pair's model with its version, read together."""
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(TranslationModelRow.state, TranslationModelRow.pairs_seen, TranslationModelRow.sentences_seen)
+                .where(TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2)
+            ).one_or_none()
+        return None if row is None else StoredModel(row[0], int(row[1]), int(row[2]))
+
+    def model_version(self, lang1: str, lang2: str) -> tuple[int, int] | None:
+        """``(sentences_seen, pairs_seen)`` of the stored model, without reading its state."""
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(TranslationModelRow.sentences_seen, TranslationModelRow.pairs_seen)
+                .where(TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2)
+            ).one_or_none()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def replace_model(self, record: ModelRecord, expected: tuple[int, int] | None) -> bool:
+        """Store ``record`` only if the stored model still has the version ``expected``
+        (``(sentences_seen, pairs_seen)``; ``None``: no row yet).  Returns whether it was written.
+
+        A compare-and-set for folding writers (``bitext_spider.store.model_registry``): each write adds
+        counts, so the version only grows and a row read at ``expected`` is unchanged as long as
+        the version is.  The condition is checked by the database under the row's write lock
+        (SQLite: the database lock; PostgreSQL re-checks the WHERE on the latest row version after
+        waiting for a concurrent updater), so two processes cannot both write on the same read.
+        """
+        def run() -> bool:
+            with Session(self.engine) as s, s.begin():
+                return self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected)
+
+        return bool(self._retrying(run))
+
+    def _compare_and_set(
+        self, s: Session, table: Any, key: dict[str, Any], record: ModelRecord, expected: tuple[int, int] | None
+    ) -> bool:
+        """Write ``record`` into the row of ``key`` + its languages if its version is ``expected``."""
+        key = dict(key, lang1=record.lang1, lang2=record.lang2)
+        values = dict(pairs_seen=record.pairs_seen, sentences_seen=record.sentences_seen, state=record.state)
+        if expected is None:
+            stmt = (
+                _insert(self.engine, table)
+                .values(**key, **values)
+                .on_conflict_do_nothing(index_elements=list(key))
+                # Whether a row went in: SQLAlchemy runs a single-row INSERT with RETURNING on
+                # PostgreSQL, whose rowcount is then -1, so it is asked for explicitly.
+                .returning(table.c.id)
+            )
+            return s.execute(stmt).first() is not None
+        cond = [table.c[k] == v for k, v in key.items()]
+        stmt = (
+            table.update()
+            .where(*cond, table.c.sentences_seen == expected[0], table.c.pairs_seen == expected[1])
+            .values(**values)
+        )
+        return s.execute(stmt).rowcount == 1
+
+    # -- each site's training, until it is folded into the models ------------------------------
+    def site_model_row(self, site_id: int, lang1: str, lang2: str) -> StoredModel | None:
+        with Session(self.engine) as s:
+            row = s.execute(
+                select(SiteModelRow.state, SiteModelRow.pairs_seen, SiteModelRow.sentences_seen).where(
+                    SiteModelRow.site_id == site_id, SiteModelRow.lang1 == lang1, SiteModelRow.lang2 == lang2
+                )
+            ).one_or_none()
+        return None if row is None else StoredModel(row[0], int(row[1]), int(row[2]))
+
+    def replace_site_model(self, site_id: int, record: ModelRecord, expected: tuple[int, int] | None) -> bool:
+        """:meth:`replace_model` for a site's row of ``site_models``."""
+        def run() -> bool:
+            with Session(self.engine) as s, s.begin():
+                return self._compare_and_set(s, SiteModelRow.__table__, {"site_id": site_id}, record, expected)
+
+        return bool(self._retrying(run))
+
+    def site_model_pairs(self, site_ids: Collection[int] | None = None) -> list[tuple[str, str]]:
+        """Language pairs with unfolded site training (of ``site_ids``, or all)."""
+        q = select(SiteModelRow.lang1, SiteModelRow.lang2).distinct()
+        if site_ids is not None:
+            q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
+        with Session(self.engine) as s:
+            return sorted((r[0], r[1]) for r in s.execute(q).all())
+
+    def site_models(
+        self, site_ids: Collection[int] | None = None, pair: tuple[str, str] | None = None
+    ) -> list[StoredSiteModel]:
+        """Unfolded site training (of ``site_ids``, or all; of ``pair``, or all), by language pair
+        and site key."""
+        q = select(
+            SiteModelRow.site_id, SiteRow.key, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
+            SiteModelRow.pairs_seen, SiteModelRow.sentences_seen,
+        ).join(SiteRow, SiteRow.id == SiteModelRow.site_id)
+        if site_ids is not None:
+            q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
+        if pair is not None:
+            q = q.where(SiteModelRow.lang1 == pair[0], SiteModelRow.lang2 == pair[1])
+        with Session(self.engine) as s:
+            rows = s.execute(q).all()
+        out = [StoredSiteModel(r[0], r[1], r[2], r[3], StoredModel(r[4], int(r[5]), int(r[6]))) for r in rows]
+        return sorted(out, key=lambda m: (m.lang1, m.lang2, m.site_key))
+
+    def fold_site_models(
+        self, record: ModelRecord, expected: tuple[int, int] | None, folded: list[StoredSiteModel]
+    ) -> bool:
+        """In one transaction: write the model ``record`` (compare-and-set on ``expected``) and
+        delete the site rows ``folded`` it includes, each only if unchanged since read.  Returns
+        whether it happened; if any condition fails nothing is written."""
+        t = SiteModelRow.__table__
+
+        def run() -> bool:
+            try:
+                with Session(self.engine) as s, s.begin():
+                    if not self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected):
+                        return False
+                    for m in folded:
+                        gone = s.execute(delete(t).where(
+                            t.c.site_id == m.site_id, t.c.lang1 == m.lang1, t.c.lang2 == m.lang2,
+                            t.c.sentences_seen == m.model.sentences_seen, t.c.pairs_seen == m.model.pairs_seen,
+                        ))
+                        if gone.rowcount != 1:
+                            raise _Changed  # rolls the model write back too
+                    return True
+            except _Changed:
+                return False
+
+        return bool(self._retrying(run))
+
+    def load_model(self, lang1: str, lang2: str) -> bytes | None:
+        with Session(self.engine) as s:
+            return s.execute(
+                select(TranslationModelRow.state).where(
+                    TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2
+                )
+            ).scalar_one_or_none()
+
+    # -- site-level decisions ---------------------------------------------------------------
+    def site_candidates(self, site_id: int) -> list[SiteCandidate]:
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        q = (
+            select(
+                CandidateRow.id, CandidateRow.page1_id, p1.url, CandidateRow.lang1, CandidateRow.page2_id,
+                p2.url, CandidateRow.lang2, CandidateRow.score, CandidateRow.scores,
+            )
+            .join(p1, p1.id == CandidateRow.page1_id)
+            .join(p2, p2.id == CandidateRow.page2_id)
+            .where(CandidateRow.site_id == site_id)
+            .order_by(CandidateRow.id)
+        )
+        with Session(self.engine) as s:
+            return [SiteCandidate(*row[:8], dict(row[8] or {})) for row in s.execute(q)]
+
+    def _candidate_ids(self, site_id: int) -> dict[frozenset[str], int]:
+        """Id of each of the site's candidates by its two URLs (no scores: nothing to decode)."""
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        q = (
+            select(CandidateRow.id, p1.url, p2.url)
+            .join(p1, p1.id == CandidateRow.page1_id)
+            .join(p2, p2.id == CandidateRow.page2_id)
+            .where(CandidateRow.site_id == site_id)
+        )
+        with Session(self.engine) as s:
+            return {frozenset((u1, u2)): i for i, u1, u2 in s.execute(q)}
+
+    def add_candidates(self, site_id: int, rows: list[tuple[str, str, str, str, float, dict[str, Any]]]) -> int:
+        """Store candidates found at close, given as (url_a, lang_a, url_b, lang_b, score, scores)."""
+        if not rows:
+            return 0
+        return self._retrying(lambda: self._add_candidates(site_id, rows))
+
+    def _add_candidates(self, site_id: int, rows: list[tuple[str, str, str, str, float, dict[str, Any]]]) -> int:
+        urls = sorted({r[0] for r in rows} | {r[2] for r in rows})
+        ids: dict[str, int] = {}
+        stmt = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
+            index_elements=["page1_id", "page2_id"]
+        )
+        with Session(self.engine) as s, s.begin():
+            for chunk in _chunks(urls, 500):
+                ids.update({u: i for u, i in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk)))})
+            values = []
+            for url_a, lang_a, url_b, lang_b, score, scores in rows:
+                if url_a not in ids or url_b not in ids:
+                    continue
+                p1, l1, p2, l2 = _ordered(ids[url_a], lang_a, ids[url_b], lang_b)
+                values.append(dict(site_id=site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
+                                   score=float(score), scores=scores))
+            if values:
+                s.execute(stmt, values)
+        return len(values)
+
+    def save_decisions(
+        self, site_id: int, rows: list[tuple[int, str, str, str, str, float, dict[str, Any], bool]]
+    ) -> None:
+        """Store the decision of each candidate: ``(id, url_a, lang_a, url_b, lang_b, score, scores,
+        accepted)``; id < 0 for a pair not stored yet (inserted, or updated if it is by now)."""
+        new = [r for r in rows if r[0] < 0]
+        if new:
+            self.add_candidates(site_id, [(a, la, b, lb, score, scores) for _i, a, la, b, lb, score, scores, _ok in new])
+            ids = self._candidate_ids(site_id)
+            rows = [r for r in rows if r[0] >= 0] + [
+                (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
+            ]
+        self._update_candidate_rows(
+            [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7])) for r in rows]
+        )
+
+    def update_candidates(self, rows: list[tuple[int, float, dict[str, Any]]]) -> None:
+        """New ``(id, score, scores)`` for stored candidates."""
+        self._update_candidate_rows([dict(id=r[0], score=float(r[1]), scores=r[2]) for r in rows])
+
+    def _update_candidate_rows(self, values: list[dict[str, Any]]) -> None:
+        """Bulk UPDATE of candidates by primary key, 500 a statement, in one transaction."""
+        if not values:
+            return
+        values = sorted(values, key=lambda v: v["id"])  # one lock order for concurrent updaters
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                for i in range(0, len(values), 500):
+                    s.execute(update(CandidateRow), values[i : i + 500])
+
+        self._retrying(run)
+
+    def delete_candidates(self, ids: list[int]) -> None:
+        with Session(self.engine) as s, s.begin():
+            for chunk in _chunks(sorted(ids), 500):  # type: ignore[arg-type]
+                s.execute(delete(CandidateRow).where(CandidateRow.id.in_(chunk)))
+
+    def site_pairs(self, site_id: int) -> list[tuple[int, str, str, int, str, str]]:
+        """Final pairs of a site as (page1_id, url1, lang1, page2_id, url2, lang2)."""
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        q = (
+            select(PairRow.page1_id, p1.url, PairRow.lang1, PairRow.page2_id, p2.url, PairRow.lang2)
+            .join(p1, p1.id == PairRow.page1_id)
+            .join(p2, p2.id == PairRow.page2_id)
+            .where(PairRow.site_id == site_id)
+            .order_by(PairRow.id)
+        )
+        with Session(self.engine) as s:
+            return [tuple(r) for r in s.execute(q)]  # type: ignore[misc]
+
+    def replace_sentences(self, site_id: int, rows: list[SentenceRecord]) -> None:
+        """Replace the site's aligned sentences by those of its current final pairs."""
+        values = [dict(site_id=site_id, **r.__dict__) for r in rows]
+        if self._pg:
+            values = [{k: _no_nul(v) for k, v in row.items()} for row in values]
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                self._lock_site(s, site_id)
+                s.execute(delete(SentenceRow).where(SentenceRow.site_id == site_id))
+                for i in range(0, len(values), 5000):
+                    s.execute(
+                        _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
+                            index_elements=["page1_id", "page2_id", "position"]
+                        ),
+                        values[i : i + 5000],
+                    )
+
+        self._retrying(run)
+
+    def resolve_site(self, site_id: int) -> Counter[str]:
+        """Replace the site's final pairs by the one-to-one resolution of all its candidates.
+
+        Returns the number of pairs by language pair (``"en-fr"``, languages in sorted order).
+        """
+        return self._retrying(lambda: self._resolve_site(site_id))
+
+    def _resolve_site(self, site_id: int) -> Counter[str]:
+        with Session(self.engine) as s, s.begin():
+            self._lock_site(s, site_id)
+            cands = [
+                Scored(r.page1_id, r.lang1, r.page2_id, r.lang2, r.score, _tiebreak(r.scores))
+                for r in s.execute(
+                    select(
+                        CandidateRow.page1_id, CandidateRow.lang1, CandidateRow.page2_id,
+                        CandidateRow.lang2, CandidateRow.score, CandidateRow.scores,
+                    ).where(CandidateRow.site_id == site_id, CandidateRow.accepted.is_not(False))
+                )
+            ]
+            chosen = resolve_one_to_one(cands)
+            s.execute(delete(PairRow).where(PairRow.site_id == site_id))
+            if chosen:
+                s.execute(
+                    _insert(self.engine, PairRow.__table__),
+                    [
+                        dict(site_id=site_id, page1_id=c.page1, page2_id=c.page2, lang1=c.lang1,
+                             lang2=c.lang2, score=c.score)
+                        for c in chosen
+                    ],
+                )
+        return Counter("-".join(sorted((c.lang1, c.lang2))) for c in chosen)
+
+    # -- reads for export -------------------------------------------------------------------
+    def _page_pairs(self, model: Any) -> Iterator[Any]:
+        p1, p2 = aliased(PageRow), aliased(PageRow)
+        extra = [model.scores] if hasattr(model, "scores") else []
+        q = (
+            select(model.lang1, p1.url.label("url1"), model.lang2, p2.url.label("url2"), model.score, *extra)
+            .join(p1, p1.id == model.page1_id)
+            .join(p2, p2.id == model.page2_id)
+            .order_by(model.score.desc(), model.id)
+        )
+        with Session(self.engine) as s:
+            yield from s.execute(q)
+
+    def pairs(self) -> Iterator[Any]:
+        return self._page_pairs(PairRow)
+
+    def candidates(self) -> Iterator[Any]:
+        return self._page_pairs(CandidateRow)
+
+    def pages(self) -> Iterator[PageRow]:
+        with Session(self.engine) as s:
+            yield from s.execute(select(PageRow).order_by(PageRow.id)).scalars()
+
+
+_FLUSH = object()
+_STOP = object()
+
+
+class StoreWriter:
+    """A daemon thread that commits :class:`PageRecord` batches to a :class:`Store`."""
+
+    def __init__(
+        self,
+        store: Store,
+        batch: int = 200,
+        interval: float = 0.5,
+        on_written: Callable[[list[PageRecord]], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.batch = max(1, batch)
+        self.interval = interval
+        self.on_written = on_written
+        self.failures = 0
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="bitext-store-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, record: PageRecord) -> None:
+        self._queue.put(record)
+
+    @property
+    def backlog(self) -> int:
+        """Records submitted and not yet committed (approximately)."""
+        return self._queue.qsize()
+
+    def wait_below(self, n: int, poll: float = 0.02) -> None:
+        """Block until at most ``n`` records wait (for backpressure from a worker thread)."""
+        while self._queue.qsize() > n and self._thread.is_alive():
+            time.sleep(poll)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Block until everything submitted so far is committed (or has failed)."""
+        done = threading.Event()
+        self._queue.put((_FLUSH, done))
+        return done.wait(timeout)
+
+    def close(self, timeout: float | None = None) -> None:
+        self._queue.put(_STOP)
+        self._thread.join(timeout)
+
+    def _commit(self, pending: list[PageRecord]) -> None:
+        if not pending:
+            return
+        try:
+            self.store.write(pending)
+        except Exception:
+            # One bad record must not take the batch down with it: retry one by one.
+            logger.exception("writing a batch of %d pages failed; retrying one by one", len(pending))
+            for rec in pending:
+                try:
+                    self.store.write([rec])
+                except Exception:
+                    self.failures += 1
+                    logger.exception("page %s could not be stored", rec.url)
+        if self.on_written is not None:
+            self.on_written(pending)
+
+    def _run(self) -> None:
+        pending: list[PageRecord] = []
+        while True:
+            try:
+                msg = self._queue.get(timeout=self.interval)
+            except queue.Empty:
+                self._commit(pending)
+                pending = []
+                continue
+            if msg is _STOP:
+                self._commit(pending)
+                return
+            if isinstance(msg, tuple) and msg and msg[0] is _FLUSH:
+                self._commit(pending)
+                pending = []
+                msg[1].set()
+                continue
+            pending.append(msg)
+            if len(pending) >= self.batch:
+                self._commit(pending)
+                pending = []

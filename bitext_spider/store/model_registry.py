@@ -1,0 +1,245 @@
+"""The crawl's translation models: one per site and language pair, folded into the stored model.
+
+Tomás et al., *WebMining* (section 2.3) train the model on the fly, crawling one website; keeping
+its state per language pair in the database (``translation_models``) lets a later crawl start from
+what earlier crawls learned.
+
+**A site's model** is the stored model of its language pair as this process first read it (the
+*base*, read once per language pair and then kept for the whole crawl) plus that site's own
+training, and nothing else: neither the training of other sites in the same process nor that of
+other processes.  So a site's content decisions, at arrival and at close, depend only on its own
+pages (in their order) and the base, and a site's pairs are the same whichever sites share its
+process or Scrapyd node: sharding sites over nodes (``bitext schedule``) gives the single-node
+result.  WebMining's crawl is one site too; what a site cannot learn from its neighbours in this
+crawl it gets from the next crawl's base.
+
+**Saving.**  A site's training (its pending counts, :meth:`TranslationModel.pending_counts`) is
+added to its ``site_models`` row every ``save_interval`` seconds and at close, so a killed crawl
+resumes with it (a resumed site's model is the base plus its stored row).  The row is a model
+snapshot with ``min_count`` 0: the counts are kept exactly.
+
+**Folding.**  :meth:`fold` adds the site rows of a language pair to the stored model, in site-key
+order, and deletes them in the same transaction (a compare-and-set on the model's version
+``(sentences_seen, pairs_seen)`` and on each row's, retried after a lost race), so training is
+neither lost nor counted twice.  A crawl folds its sites at close (``BITEXT_MODEL_FOLD``);
+``bitext schedule`` turns that off on the nodes and folds once all jobs ended, so that every job
+reads the same base however their starts and ends interleave.  ``bitext db fold`` folds what a
+crashed run left.
+
+Threads: the content stage updates models from one worker thread and calls :meth:`updated` right
+after, so a save never races an update of the same model; the other readers (the close steps) run
+after the last item.  :meth:`get` may be called from any thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Collection
+
+from bitext_spider.store.database import ModelRecord, Store
+from matchers.content.translation_model import TranslationModel
+
+logger = logging.getLogger(__name__)
+
+# Lost compare-and-set races before a save or fold gives up.
+_ATTEMPTS = 20
+
+Pair = tuple[str, str]
+
+
+def pair_key(lang_a: str, lang_b: str) -> Pair:
+    """Models are kept for the sorted language pair; ``lang1`` is the model's first side."""
+    return (lang_a, lang_b) if lang_a <= lang_b else (lang_b, lang_a)
+
+
+def counts_container(lang1: str, lang2: str) -> TranslationModel:
+    """A model used as a sum of expected counts: nothing pruned."""
+    return TranslationModel(lang1, lang2, min_count=0.0)
+
+
+class ModelRegistry:
+    def __init__(self, store: Store, save_interval: float = 30.0) -> None:
+        self.store = store
+        self.save_interval = save_interval
+        # The stored model of each language pair at first use, kept all crawl: decoded (what
+        # sites that have not trained read) and as stored (what a site's own copy starts from).
+        self._bases: dict[Pair, TranslationModel] = {}
+        self._base_states: dict[Pair, bytes | None] = {}
+        self._models: dict[tuple[int, Pair], TranslationModel] = {}
+        self._untrained: set[tuple[int, Pair]] = set()  # sites reading the base (no row at first use)
+        self._saved_at: dict[tuple[int, Pair], float] = {}
+        self._dirty: set[tuple[int, Pair]] = set()
+        self._lock = threading.Lock()  # the dictionaries above
+        self._save_lock = threading.Lock()  # one save at a time (the content thread and close)
+        self.saves = 0  # site rows written
+        self.lost_races = 0  # compare-and-set writes another writer beat (then retried)
+        self.folded_sites = 0
+        self.folded_sentences = 0
+
+    def get(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel:
+        """The model site ``site_id`` judges ``lang_a``-``lang_b`` pages with: read it, do not
+        train it (:meth:`trainable`).  Until the site trains, this is the base, shared by the
+        sites of the process (a stored model can weigh 100 MB decoded)."""
+        key = (site_id, pair_key(lang_a, lang_b))
+        with self._lock:
+            model = self._models.get(key)
+            if model is not None:
+                return model
+            base = self._base(key[1])
+            if key in self._untrained:
+                return base
+            # Once per site: a resumed site has saved training of its own.
+            if self.store.site_model_row(site_id, *key[1]) is None:
+                self._untrained.add(key)
+                return base
+            return self._own(key)
+
+    def trainable(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel:
+        """The site's own copy of its model, to :meth:`TranslationModel.update` (then call
+        :meth:`updated`); :meth:`get` returns it from then on."""
+        key = (site_id, pair_key(lang_a, lang_b))
+        with self._lock:
+            model = self._models.get(key)
+            return model if model is not None else self._own(key)
+
+    def _base(self, pair: Pair) -> TranslationModel:
+        model = self._bases.get(pair)
+        if model is None:
+            row = self.store.model_row(*pair)
+            self._base_states[pair] = row.state if row is not None else None
+            model = _decode(pair, row.state) if row is not None else None
+            if model is None:
+                model = TranslationModel(*pair)
+            elif model.sentences_seen:
+                logger.info("translation model %s-%s: resumed (%d sentence pairs seen)", *pair, model.sentences_seen)
+            self._bases[pair] = model
+        return model
+
+    def _own(self, key: tuple[int, Pair]) -> TranslationModel:
+        site_id, pair = key
+        self._base(pair)
+        state = self._base_states[pair]
+        model = _decode(pair, state) if state is not None else None
+        if model is None:
+            model = TranslationModel(*pair)
+        own = self.store.site_model_row(site_id, *pair)
+        if own is not None:
+            counts = _decode(pair, own.state)
+            if counts is not None:
+                model.add_counts(counts.counts())  # not pending: it is stored already
+                logger.info("translation model %s-%s of site %d: resumed with its %d saved sentence pairs",
+                            *pair, site_id, counts.sentences_seen)
+        self._models[key] = model
+        self._saved_at[key] = time.monotonic()
+        return model
+
+    def updated(self, lang_a: str, lang_b: str, site_id: int) -> None:
+        """Note that a site's model changed; save its training if its last save is old enough.
+
+        Call it from the thread that updates the models, right after the update."""
+        key = (site_id, pair_key(lang_a, lang_b))
+        now = time.monotonic()
+        with self._lock:
+            self._dirty.add(key)
+            if now - self._saved_at.get(key, 0.0) < self.save_interval:
+                return
+            self._saved_at[key] = now
+        self._save(key)
+
+    def stop_snapshots(self) -> None:
+        """From now on changes are only saved by :meth:`save_all` (the crawl is closing)."""
+        with self._lock:
+            self.save_interval = float("inf")
+
+    def save_all(self) -> int:
+        """Save every site's training not yet saved (at close, when no update runs any more).
+        Returns the number saved; one that could not be saved is logged and stays dirty."""
+        with self._lock:
+            keys = sorted(self._dirty)
+        return sum(self._save(k) for k in keys)
+
+    # -- saving a site's training ---------------------------------------------------------------
+    def _save(self, key: tuple[int, Pair]) -> bool:
+        with self._save_lock:
+            with self._lock:
+                model = self._models.get(key)
+                self._dirty.discard(key)
+            if model is None or not model.has_pending:
+                return False
+            try:
+                self._add_to_row(key, model)
+            except Exception:
+                # The pending counts stay with the model: the next save adds them.
+                logger.exception("translation model %s-%s of site %d: saving failed; retried at the next save",
+                                 *key[1], key[0])
+                with self._lock:
+                    self._dirty.add(key)
+                return False
+            self.saves += 1
+            return True
+
+    def _add_to_row(self, key: tuple[int, Pair], model: TranslationModel) -> None:
+        site_id, pair = key
+        pending = model.pending_counts()
+        for attempt in range(_ATTEMPTS):
+            row = self.store.site_model_row(site_id, *pair)
+            counts = _decode(pair, row.state) if row is not None else None
+            if counts is None:  # no row, or an unreadable one: overwritten
+                counts = counts_container(*pair)
+            counts.add_counts(pending)
+            if self.store.replace_site_model(site_id, _record(pair, counts), row.version if row else None):
+                model.clear_pending()
+                return
+            self.lost_races += 1  # another crawl of the same site wrote its row meanwhile
+            time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))
+        raise RuntimeError(f"lost {_ATTEMPTS} races to other writers")
+
+    # -- folding the sites' training into the stored models -------------------------------------
+    def fold(self, site_ids: Collection[int] | None = None) -> int:
+        """Add the saved training of ``site_ids`` (all sites: ``None``) to the stored models and
+        delete it from ``site_models``, in site-key order.  Returns the site rows folded.
+
+        Only what is stored is folded: call :meth:`save_all` first.  The models in memory are
+        not changed (the sites keep judging with their own)."""
+        return sum(self._fold_pair(pair, site_ids) for pair in self.store.site_model_pairs(site_ids))
+
+    def _fold_pair(self, pair: Pair, site_ids: Collection[int] | None) -> int:
+        for attempt in range(_ATTEMPTS):
+            rows = self.store.site_models(site_ids, pair)
+            if not rows:
+                return 0
+            stored = self.store.model_row(*pair)
+            model = _decode(pair, stored.state) if stored is not None else None
+            if model is None:  # an unreadable stored state is replaced, as a crawl would
+                model = TranslationModel(*pair)
+            sentences = 0
+            for row in rows:  # site-key order: the same sum whichever process folds
+                counts = _decode(pair, row.model.state)
+                if counts is not None:
+                    model.add_counts(counts.counts())
+                    sentences += counts.sentences_seen
+            if self.store.fold_site_models(_record(pair, model), stored.version if stored else None, rows):
+                self.folded_sites += len(rows)
+                self.folded_sentences += sentences
+                logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
+                            *pair, len(rows), sentences, model.sentences_seen)
+                return len(rows)
+            self.lost_races += 1
+            time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))
+        raise RuntimeError(f"folding {pair[0]}-{pair[1]}: lost {_ATTEMPTS} races to other writers")
+
+
+def _decode(pair: Pair, state: bytes) -> TranslationModel | None:
+    try:
+        return TranslationModel.from_bytes(state)
+    except Exception as exc:  # a corrupt snapshot costs the training, not the crawl
+        logger.warning("translation model %s-%s: stored state unreadable (%s); starting anew", *pair, exc)
+        return None
+
+
+def _record(pair: Pair, model: TranslationModel) -> ModelRecord:
+    return ModelRecord(pair[0], pair[1], model.pairs_seen, model.sentences_seen, model.to_bytes())
+

@@ -1,0 +1,73 @@
+"""Content evidence for one candidate page pair: align the two pages' sentences with the language
+pair's translation model and measure how much of the alignment is translation.
+
+Tomás et al., *WebMining*, section 2.3: "Using this statistical model the best sentence alignment
+that the model offers is obtained. Then, we compute the percentage of sentence pairs with a
+translation probability higher than a threshold, to check if both pages are mutual translations."
+The model's first language (``model.lang1``) is the first side of the alignment whichever page
+arrived first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from matchers.content.sentence_align import Bead, align, content_scores, training_pairs
+from matchers.content.translation_model import TranslationModel
+from matchers.page.page_content import PageContent
+
+
+@dataclass
+class ContentMatch:
+    share: float  # share of beads whose translation probability passes the threshold
+    mean: float  # mean bead probability
+    good: int  # beads whose translation probability passes the threshold
+    beads: list[Bead]
+    first: PageContent  # the page in the model's first language
+    second: PageContent
+
+    def training_pairs(self, min_prob: float) -> list[tuple[list[str], list[str]]]:
+        return training_pairs(self.beads, self.first.tokens, self.second.tokens, min_prob)
+
+    def sentence_pairs(self) -> list[tuple[str, str, float]]:
+        """Aligned sentences with text on both sides, in the model's language order."""
+        out = []
+        for bead in self.beads:
+            if not bead.src or not bead.tgt:
+                continue
+            out.append((_join(self.first, bead.src), _join(self.second, bead.tgt), float(bead.prob)))
+        return out
+
+
+def _join(content: PageContent, idx: tuple[int, ...]) -> str:
+    # Sentences of scripts written without spaces are joined without one.
+    sep = "" if content.lang.split("-")[0] in ("zh", "ja", "th", "lo", "km", "my") else " "
+    return sep.join(content.sentences[i].strip() for i in idx)
+
+
+def match_content(
+    model: TranslationModel, a: PageContent, b: PageContent, threshold: float, min_sentences: int = 1
+) -> ContentMatch | None:
+    """Align ``a`` and ``b``; None when either has fewer than ``min_sentences`` sentences (no
+    content evidence either way)."""
+    if len(a) < max(1, min_sentences) or len(b) < max(1, min_sentences):
+        return None
+    first, second = (a, b) if _is_first(model, a.lang) else (b, a)
+    beads = align(first.tokens, second.tokens, first.chars, second.chars, model,
+                  encoded=(first.encoded, second.encoded))
+    share, mean = content_scores(beads, threshold)
+    good = sum(1 for bead in beads if bead.prob > threshold)
+    return ContentMatch(float(share), float(mean), good, beads, first, second)
+
+
+def _is_first(model: TranslationModel, lang: str) -> bool:
+    return lang == model.lang1
+
+
+def length_difference(length: int, others: np.ndarray) -> np.ndarray:
+    """Relative difference of main-content lengths (script-weighted characters)."""
+    others = np.asarray(others, dtype=np.float64)
+    top = np.maximum(np.maximum(others, float(length)), 1.0)
+    return np.abs(others - float(length)) / top

@@ -1,0 +1,808 @@
+"""IBM-1 word translation model of one language pair, trained by incremental EM as pages pair up.
+
+Tomás et al., *WebMining*, section 2.3: sentence pairs are scored with an IBM-1-like model,
+eq. (1) ``Pr(f|e) = alpha^|m-l| prod_j sum_i p(f_j|e_i)``, whose parameters are estimated by an
+incremental EM: "each time two webpages are detected as parallel ... the counts obtained in the
+previous expectation are kept and incremented applying the actual estimation of the parameters to
+the new parallel page.  After that, in the estimation phase, the parameters are re-estimated using
+the counts just taken.  Initially, all word-to-word translation probabilities are initialized
+equiprobably, except when the source and target words are the same that are initialized to 1."
+
+Decisions:
+
+* **Both directions.**  ``t21 = t(w2 | w1)`` and ``t12 = t(w1 | w2)``, each with a NULL word
+  (index 0 of either vocabulary), are trained from the same sentence pairs.  A sentence pair is
+  scored by the mean of the two directions' per-word log-likelihood ratios (:meth:`score`): one
+  direction alone rewards a short sentence that explains a few words of a long one.
+* **Initial distribution** ``t0(f|e) = uniform`` (a constructor argument, about 1 / vocabulary),
+  ``1`` for identical strings (numbers, names, URLs) and ``uniform`` for the NULL word.
+* **Re-estimation with smoothing.**  ``t(f|e) = (c(f,e) + lam * t0(f|e)) / (c(e) + lam)`` with
+  ``c`` the kept expected counts, ``c(e) = sum_f c(f,e)`` and ``lam = smoothing`` pseudo-counts of
+  the initial distribution.  A word never seen keeps ``t0`` exactly, identical tokens stay strong
+  until about ``lam`` counts of evidence say otherwise, and ``sum_f t(f|e) = (c(e) + lam *
+  sum_f t0) / (c(e) + lam)`` tends to 1 as evidence grows (``sum_f t0`` is about 1, about 2 for a
+  word with an identical counterpart): a near-proper distribution.  The M-step is this closed form
+  applied on demand to the current counts, so re-estimating "all parameters" costs nothing.
+* **Background.**  A likelihood needs an alternative to be a score: ``bg(f) = sum_e P1(e) t(f|e)``,
+  the model's probability of ``f`` given a random word of the other language (``P1`` the unigram
+  of the training tokens).  Untrained it is ``uniform`` (so unrelated words are neutral); trained
+  it tends to the unigram of ``f``, so frequent words (punctuation, articles) are no evidence and
+  unrelated content words are evidence against.  Recomputed lazily, once per model change, in one
+  pass over the counts.
+* **The E-step** follows IBM-1 (Brown et al. 1993, Model 1): the posterior that ``e_i`` generated
+  ``f_j`` is ``t(f_j|e_i) / sum_i' t(f_j|e_i')`` over ``e``'s words and NULL; ``update`` runs it on
+  the new pairs with the current parameters and adds the result to the kept counts (one
+  incremental EM step per page pair, as the paper says).
+
+Memory: what grows is the vocabularies (strings, four float64 per word) and the counts table,
+sparse: only word pairs that co-occurred in a training sentence pair, 24 bytes each (int64 key
+``w1 << 32 | w2``, two float64 counts).  It is kept as a sorted main table plus a small sorted
+delta that absorbs updates and is merged when it reaches an eighth of the main one, so an update
+costs about its own size, not the model's.  When they merge, entries whose two counts are both
+below ``min_count`` (0.01) are dropped: co-occurrences that EM found unrelated, 57-65% of the
+entries and 0.5-0.9% of the count mass of models trained on 30-50 W3C i18n page pairs (86% and
+0.1% on the benchmark's synthetic model), with the same content scores.  Past ``max_entries`` the entries with the
+smallest counts go too.  A dropped pair's words keep its mass in ``c(e)``, so the pair falls back
+to the smoothing value and the distribution becomes slightly sub-stochastic.  Snapshots take
+about 17 bytes per entry.
+
+Merging (several crawler processes training one language pair's model, see
+``bitext_spider.store.model_registry``): expected counts are sums over sentence pairs, so the counts
+two processes gathered can be added.  A model keeps, besides its counts, the *pending* counts that
+:meth:`TranslationModel.update` added since it was loaded or they were last cleared (each update's
+table appended and summed in bulk into a sorted table, plus per-word ``c(e)``, ``c(f)`` and
+unigram increments), unpruned unless they outgrow the model's own table.
+:meth:`~TranslationModel.pending_counts` hands them out with their words,
+:meth:`~TranslationModel.add_counts` adds such counts (or a whole model's,
+:meth:`~TranslationModel.counts`) into a model, mapping the vocabularies by word: the ids of two
+processes differ.  The mapping is one dictionary lookup per word; the tables are remapped, sorted
+and merged with numpy/numba, about the cost of a compaction (``benchmarks/bench_model_merge.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
+
+FORMAT_VERSION = 1
+_MAGIC = b"BXTM"
+NULL = "\x00NULL"  # index 0 of both vocabularies; no tokenizer produces it
+_LOW = np.int64(0xFFFFFFFF)
+_DELTA_MIN = 1 << 16  # the delta is merged into the main table past max(this, main / 8)
+_PENDING_MIN = 1 << 18  # pending chunks are summed past max(this, pending table / 4) entries
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Two documents' vocabularies resolved against a model, once per document pair."""
+
+    words1: list[str]
+    words2: list[str]
+    gid1: np.ndarray  # model id of each words1 entry, -1 when the model has never seen it
+    gid2: np.ndarray
+    same1: np.ndarray  # index in words2 of the identical string, -1 if none
+    bg1: np.ndarray  # background probability of each words1 entry (t12 side)
+    bg2: np.ndarray  # background probability of each words2 entry (t21 side)
+
+
+@dataclass(frozen=True)
+class LocalTables:
+    """Dense translation tables for two vocabularies; index 0 of both axes is the NULL word.
+
+    ``t21[i, j] = t(words2[j-1] | words1[i-1])`` (row 0: given NULL, column 0 unused);
+    ``t12[i, j] = t(words1[i-1] | words2[j-1])`` (column 0: given NULL, row 0 unused).
+    """
+
+    t21: np.ndarray
+    t12: np.ndarray
+    bg1: np.ndarray  # background of words1 entries, no NULL slot
+    bg2: np.ndarray
+
+
+@dataclass(frozen=True)
+class ModelCounts:
+    """Expected counts with their own vocabularies, to add into a model (:meth:`TranslationModel.add_counts`).
+
+    ``keys`` are sorted ``i1 << 32 | i2`` over positions in ``words1``/``words2``, whose index 0
+    is :data:`NULL`; ``tot*``/``uni*`` are per entry of ``words*``.
+    """
+
+    lang1: str
+    lang2: str
+    words1: list[str]
+    words2: list[str]
+    keys: np.ndarray
+    c21: np.ndarray
+    c12: np.ndarray
+    tot1: np.ndarray
+    tot2: np.ndarray
+    uni1: np.ndarray
+    uni2: np.ndarray
+    sentences: int
+    pairs: int
+
+    @property
+    def empty(self) -> bool:
+        return self.sentences == 0 and self.pairs == 0 and not len(self.keys)
+
+
+class TranslationModel:
+    """IBM-1 translation probabilities for ``(lang1, lang2)``, both directions, trained incrementally."""
+
+    def __init__(
+        self,
+        lang1: str = "",
+        lang2: str = "",
+        *,
+        uniform: float = 5e-5,
+        smoothing: float = 1.0,
+        min_count: float = 0.01,
+        max_entries: int = 4_000_000,
+    ) -> None:
+        """``uniform``: the initial ``t(f|e)`` of different words, about 1 / vocabulary size;
+        ``smoothing``: pseudo-counts of the initial distribution in the re-estimation;
+        ``min_count``, ``max_entries``: bounds of the counts table (see the module docstring)."""
+        if not 0.0 < uniform < 1.0:
+            raise ValueError("uniform must be in (0, 1)")
+        if smoothing <= 0.0:
+            raise ValueError("smoothing must be positive")
+        self.lang1 = lang1
+        self.lang2 = lang2
+        self.uniform = float(uniform)
+        self.smoothing = float(smoothing)
+        self.min_count = float(min_count)
+        self.max_entries = int(max_entries)
+        self.pairs_seen = 0
+        self.sentences_seen = 0
+        self._words1: list[str] = [NULL]
+        self._words2: list[str] = [NULL]
+        self._index1: dict[str, int] = {NULL: 0}
+        self._index2: dict[str, int] = {NULL: 0}
+        self._same1 = np.full(1, -1, np.int64)  # model id of the identical lang2 word
+        self._same2 = np.full(1, -1, np.int64)
+        self._tot1 = np.zeros(1)  # c(e) of t21, NULL included
+        self._tot2 = np.zeros(1)  # c(f) of t12
+        self._uni1 = np.zeros(1)  # training tokens per word (the background's unigram)
+        self._uni2 = np.zeros(1)
+        self._main = _empty_store()
+        self._delta = _empty_store()
+        self._version = 0
+        self._bg: tuple[int, np.ndarray, np.ndarray, float, float] | None = None
+        self.clear_pending()
+
+    # -- inspection ----------------------------------------------------------------------------
+    @property
+    def vocab_sizes(self) -> tuple[int, int]:
+        return len(self._words1) - 1, len(self._words2) - 1
+
+    @property
+    def num_entries(self) -> int:
+        """Stored co-occurrence entries (a pair may sit in both tables until they merge)."""
+        return len(self._main[0]) + len(self._delta[0])
+
+    def expected_counts(self, w1: str, w2: str) -> tuple[float, float]:
+        """Kept expected counts ``(c(w2, w1) of t21, c(w1, w2) of t12)``; :data:`NULL` allowed."""
+        g1, g2 = self._index1.get(w1, -1), self._index2.get(w2, -1)
+        if g1 < 0 or g2 < 0:
+            return 0.0, 0.0
+        c21, c12 = self._lookup(np.array([(g1 << 32) | g2], np.int64))
+        return float(c21[0]), float(c12[0])
+
+    def total_counts(self, w1: str | None = None, w2: str | None = None) -> float:
+        """``c(w1)`` of t21 (given ``w1``) or ``c(w2)`` of t12 (given ``w2``)."""
+        if (w1 is None) == (w2 is None):
+            raise ValueError("give exactly one of w1, w2")
+        if w1 is not None:
+            g = self._index1.get(w1, -1)
+            return float(self._tot1[g]) if g >= 0 else 0.0
+        g = self._index2.get(w2, -1)  # type: ignore[arg-type]
+        return float(self._tot2[g]) if g >= 0 else 0.0
+
+    def prob21(self, w2: str, w1: str) -> float:
+        """``t(w2 | w1)``; ``w1`` may be :data:`NULL`."""
+        return float(self.local_tables([w1] if w1 != NULL else [], [w2], np.float64).t21[1 if w1 != NULL else 0, 1])
+
+    def prob12(self, w1: str, w2: str) -> float:
+        """``t(w1 | w2)``; ``w2`` may be :data:`NULL`."""
+        return float(self.local_tables([w1], [w2] if w2 != NULL else [], np.float64).t12[1, 1 if w2 != NULL else 0])
+
+    # -- lookups for the aligner ---------------------------------------------------------------
+    def lexicon(self, words1: Sequence[str], words2: Sequence[str]) -> Lexicon:
+        """Resolve two vocabularies (distinct tokens, no NULL) against the model."""
+        words1, words2 = list(words1), list(words2)
+        idx1, idx2 = self._index1, self._index2
+        gid1 = np.array([idx1.get(w, -1) for w in words1], np.int64)
+        gid2 = np.array([idx2.get(w, -1) for w in words2], np.int64)
+        pos2 = {w: j for j, w in enumerate(words2)}
+        same1 = np.array([pos2.get(w, -1) for w in words1], np.int64)
+        bg1g, bg2g, base1, base2 = self._background()
+        bg1 = np.full(len(words1), base1)
+        bg2 = np.full(len(words2), base2)
+        k1, k2 = gid1 >= 0, gid2 >= 0
+        bg1[k1] = bg1g[gid1[k1]]
+        bg2[k2] = bg2g[gid2[k2]]
+        # An unseen word still gets the identity bonus of a seen identical word of the other side.
+        n1, n2 = self._uni1.sum(), self._uni2.sum()
+        if n1 > 0 and n2 > 0 and not (k1.all() and k2.all()):
+            lam1 = self.smoothing * (1.0 - self.uniform)
+            w1, w2 = self._weights()
+            for j in np.flatnonzero(~k2).tolist():
+                e = idx1.get(words2[j], -1)
+                if e > 0:
+                    bg2[j] += lam1 * w1[e] / n1
+            for i in np.flatnonzero(~k1).tolist():
+                f = idx2.get(words1[i], -1)
+                if f > 0:
+                    bg1[i] += lam1 * w2[f] / n2
+        return Lexicon(words1, words2, gid1, gid2, same1, bg1, bg2)
+
+    def tables(
+        self, lex: Lexicon, rows: np.ndarray | None = None, cols: np.ndarray | None = None, dtype: type = np.float32
+    ) -> LocalTables:
+        """Dense ``t21``/``t12`` for the ``rows`` of ``lex.words1`` and ``cols`` of ``lex.words2``.
+
+        One pass over the learned entries of the rows' words (each row is a contiguous slice of the
+        sorted table; a long row is binary-searched for the columns instead of scanned), no
+        per-cell dictionary lookups.
+        """
+        rows = np.arange(len(lex.words1)) if rows is None else np.asarray(rows, np.int64)
+        cols = np.arange(len(lex.words2)) if cols is None else np.asarray(cols, np.int64)
+        lam, u = self.smoothing, self.uniform
+        rg = np.concatenate([[0], lex.gid1[rows]]).astype(np.int64)
+        cg = np.concatenate([[0], lex.gid2[cols]]).astype(np.int64)
+        den1 = 1.0 / (np.where(rg >= 0, self._tot1[np.maximum(rg, 0)], 0.0) + lam)
+        den2 = 1.0 / (np.where(cg >= 0, self._tot2[np.maximum(cg, 0)], 0.0) + lam)
+        t21 = np.empty((len(rg), len(cg)), dtype)
+        t12 = np.empty((len(rg), len(cg)), dtype)
+        t21[:] = (lam * u * den1)[:, None]
+        t21[:, 0] = 0.0
+        t12[:] = (lam * u * den2)[None, :]
+        t12[0, :] = 0.0
+        colpos = np.full(len(lex.words2), -1, np.int64)
+        colpos[cols] = np.arange(1, len(cols) + 1)
+        same = lex.same1[rows]
+        r = np.flatnonzero(same >= 0)
+        c = colpos[same[r]]
+        r, c = r[c > 0] + 1, c[c > 0]
+        t21[r, c] += lam * (1.0 - u) * den1[r]
+        t12[r, c] += lam * (1.0 - u) * den2[c]
+        colmap = np.full(len(self._words2), -1, np.int64)
+        known = cg >= 0
+        colmap[cg[known]] = np.flatnonzero(known)
+        for keys, c21, c12 in (self._main, self._delta):
+            if len(keys):
+                _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12)
+        return LocalTables(t21, t12, lex.bg1[rows], lex.bg2[cols])
+
+    def local_tables(self, words1: Sequence[str], words2: Sequence[str], dtype: type = np.float32) -> LocalTables:
+        """:meth:`tables` for two whole vocabularies."""
+        return self.tables(self.lexicon(words1, words2), dtype=dtype)
+
+    def score(self, s1: Sequence[str], s2: Sequence[str]) -> float:
+        """Mean of the two directions' per-word log-likelihood ratios against the background (nats).
+
+        Per direction, IBM-1 with the uniform alignment prior: ``log(sum_i t(f_j|e_i) / (l + 1))
+        - log bg(f_j)`` averaged over the ``f_j``.  Positive: the other sentence explains the words
+        better than a random one would.  0 when a side is empty.
+        """
+        if not s1 or not s2:
+            return 0.0
+        pos1 = {w: i for i, w in enumerate(dict.fromkeys(s1), 1)}
+        pos2 = {w: j for j, w in enumerate(dict.fromkeys(s2), 1)}
+        tab = self.local_tables(list(pos1), list(pos2), np.float64)
+        i1 = np.array([pos1[w] for w in s1])
+        i2 = np.array([pos2[w] for w in s2])
+        a = tab.t21[0, i2] + tab.t21[i1][:, i2].sum(axis=0)
+        b = tab.t12[i1, 0] + tab.t12[:, i2][i1].sum(axis=1)
+        la = np.mean(np.log(a / (len(s1) + 1)) - np.log(tab.bg2[i2 - 1]))
+        lb = np.mean(np.log(b / (len(s2) + 1)) - np.log(tab.bg1[i1 - 1]))
+        return float(0.5 * (la + lb))
+
+    # -- training ------------------------------------------------------------------------------
+    def update(self, sentence_pairs: Sequence[tuple[Sequence[str], Sequence[str]]], documents: int = 1) -> None:
+        """One incremental EM step on the aligned sentence pairs of ``documents`` page pairs.
+
+        E-step on the new pairs with the current parameters, counts added to the kept ones; the
+        M-step is the closed-form re-estimation applied on every later lookup.
+        """
+        self.pairs_seen += int(documents)
+        self._ppairs += int(documents)
+        pairs = [(list(a), list(b)) for a, b in sentence_pairs if len(a) or len(b)]
+        if not pairs:
+            return
+        ids1 = np.array([self._add1(w) for a, _ in pairs for w in a], np.int64)
+        ids2 = np.array([self._add2(w) for _, b in pairs for w in b], np.int64)
+        off1 = np.zeros(len(pairs) + 1, np.int64)
+        off2 = np.zeros(len(pairs) + 1, np.int64)
+        off1[1:] = np.cumsum([len(a) for a, _ in pairs])
+        off2[1:] = np.cumsum([len(b) for _, b in pairs])
+        self._grow()
+        keys = _pair_keys(ids1, off1, ids2, off2)
+        ukeys, inv = np.unique(keys, return_inverse=True)
+        e, f = ukeys >> 32, ukeys & _LOW
+        c21, c12 = self._lookup(ukeys)
+        lam, u = self.smoothing, self.uniform
+        t0 = np.where((e > 0) & (f > 0) & (self._same1[e] == f), 1.0, u)
+        t21 = (c21 + lam * t0) / (self._tot1[e] + lam)
+        t12 = (c12 + lam * t0) / (self._tot2[f] + lam)
+        n21 = np.zeros(len(ukeys))
+        n12 = np.zeros(len(ukeys))
+        _estep(off1, off2, inv.astype(np.int64).ravel(), t21, t12, n21, n12)
+        inc1 = np.bincount(e, weights=n21, minlength=len(self._tot1))
+        inc2 = np.bincount(f, weights=n12, minlength=len(self._tot2))
+        tok1 = np.bincount(ids1, minlength=len(self._uni1))
+        tok2 = np.bincount(ids2, minlength=len(self._uni2))
+        self._tot1 += inc1
+        self._tot2 += inc2
+        self._uni1 += tok1
+        self._uni2 += tok2
+        self._ptot1 += inc1
+        self._ptot2 += inc2
+        self._puni1 += tok1
+        self._puni2 += tok2
+        keep = (n21 != 0.0) | (n12 != 0.0)
+        ukeys, n21, n12 = ukeys[keep], n21[keep], n12[keep]
+        self._absorb(ukeys, n21, n12)
+        self._add_pending(ukeys, n21, n12)
+        self.sentences_seen += len(pairs)
+        self._psent += len(pairs)
+        self._version += 1
+
+    def prune(self, max_entries: int | None = None, min_count: float | None = None) -> None:
+        """Merge the tables, drop entries whose counts are both below ``min_count`` and keep at
+        most ``max_entries`` of the largest (defaults: the model's settings)."""
+        self._compact(max_entries, min_count)
+
+    # -- merging -------------------------------------------------------------------------------
+    @property
+    def has_pending(self) -> bool:
+        """Whether :meth:`update` was called since the model was loaded or its pending counts cleared."""
+        return self._psent > 0 or self._ppairs > 0
+
+    @property
+    def pending_seen(self) -> tuple[int, int]:
+        """``(pairs_seen, sentences_seen)`` of the pending counts."""
+        return self._ppairs, self._psent
+
+    def pending_counts(self) -> ModelCounts:
+        """The counts :meth:`update` added since the model was loaded or they were last cleared.
+
+        Only the words of the pending training tokens (and NULL) come along: every pending entry
+        joins two of them, so the vocabulary handed out is the size of the pending training, not
+        of the model.  Unpruned (unless they outgrew the model's table, see :meth:`_add_pending`):
+        ``min_count`` applies where they are added.
+        """
+        keys, c21, c12 = self._pending_table()
+        sel1 = np.concatenate([[0], np.flatnonzero(self._puni1[1:] > 0) + 1]).astype(np.int64)
+        sel2 = np.concatenate([[0], np.flatnonzero(self._puni2[1:] > 0) + 1]).astype(np.int64)
+        pos1 = np.full(len(self._words1), -1, np.int64)
+        pos2 = np.full(len(self._words2), -1, np.int64)
+        pos1[sel1] = np.arange(len(sel1))
+        pos2[sel2] = np.arange(len(sel2))
+        e, f = pos1[keys >> 32], pos2[keys & _LOW]
+        if len(keys) and (e.min() < 0 or f.min() < 0):  # pragma: no cover - an invariant of update()
+            raise AssertionError("pending count of a word without pending tokens")
+        # pos is increasing on sel, so the remapped keys stay sorted.
+        return ModelCounts(
+            self.lang1, self.lang2, [self._words1[i] for i in sel1.tolist()], [self._words2[i] for i in sel2.tolist()],
+            (e << 32) | f, c21, c12, self._ptot1[sel1].copy(), self._ptot2[sel2].copy(),
+            self._puni1[sel1].copy(), self._puni2[sel2].copy(), self._psent, self._ppairs,
+        )
+
+    def counts(self) -> ModelCounts:
+        """All of the model's kept counts (main and delta tables summed), with its vocabularies."""
+        keys, c21, c12 = _merge_sorted(*self._main, *self._delta)
+        return ModelCounts(
+            self.lang1, self.lang2, list(self._words1), list(self._words2), keys, c21, c12,
+            self._tot1.copy(), self._tot2.copy(), self._uni1.copy(), self._uni2.copy(),
+            self.sentences_seen, self.pairs_seen,
+        )
+
+    def add_counts(self, counts: ModelCounts) -> None:
+        """Add expected counts gathered elsewhere (another process's pending counts, another
+        model's :meth:`counts`), their words mapped to this model's ids by string.
+
+        Not pending: these counts are someone else's training.  New words get ids (and identity
+        links, :meth:`_grow`) as in training.  The remapped keys are sorted and merged into the
+        delta table, which is compacted (``min_count``, ``max_entries``) when it is large enough.
+        """
+        if (counts.lang1, counts.lang2) != (self.lang1, self.lang2):
+            raise ValueError(f"counts of {counts.lang1}-{counts.lang2} cannot go into a {self.lang1}-{self.lang2} model")
+        if counts.empty:
+            return
+        map1 = _map_words(counts.words1, self._words1, self._index1)
+        map2 = _map_words(counts.words2, self._words2, self._index2)
+        self._grow()
+        self._tot1[map1] += counts.tot1
+        self._tot2[map2] += counts.tot2
+        self._uni1[map1] += counts.uni1
+        self._uni2[map2] += counts.uni2
+        keys = (map1[counts.keys >> 32] << 32) | map2[counts.keys & _LOW]
+        c21, c12 = np.asarray(counts.c21, np.float64), np.asarray(counts.c12, np.float64)
+        if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+            order = np.argsort(keys, kind="stable")
+            keys, c21, c12 = keys[order], c21[order], c12[order]
+        self._absorb(keys, c21, c12)
+        self.sentences_seen += int(counts.sentences)
+        self.pairs_seen += int(counts.pairs)
+        self._version += 1
+
+    def merge(self, other: TranslationModel) -> None:
+        """Add all of ``other``'s counts into this model (:meth:`add_counts` of :meth:`counts`)."""
+        self.add_counts(other.counts())
+
+    # -- serialization -------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        """Versioned snapshot with everything training needs to continue, bit for bit.
+
+        Layout: magic, format byte, length of part A, part A = zlib(npz of the vocabularies, the
+        per-word arrays and the sorted keys as first differences, which compress ~6x), part B =
+        npz of the counts, stored raw: float64 counts barely compress and zlib would triple the
+        time.  About 17 bytes per entry.
+        """
+        meta = {
+            "format": FORMAT_VERSION, "lang1": self.lang1, "lang2": self.lang2, "uniform": self.uniform,
+            "smoothing": self.smoothing, "min_count": self.min_count, "max_entries": self.max_entries, "pairs_seen": self.pairs_seen,
+            "sentences_seen": self.sentences_seen, "version": self._version,
+            "words1": self._words1[1:], "words2": self._words2[1:],
+        }
+        small = {
+            "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), np.uint8),
+            "tot1": self._tot1, "tot2": self._tot2, "uni1": self._uni1, "uni2": self._uni2,
+            "main_keys": np.diff(self._main[0], prepend=np.int64(0)),
+            "delta_keys": np.diff(self._delta[0], prepend=np.int64(0)),
+        }
+        counts = {"main_c21": self._main[1], "main_c12": self._main[2],
+                  "delta_c21": self._delta[1], "delta_c12": self._delta[2]}
+        part_a = zlib.compress(_npz(small), 1)
+        return _MAGIC + bytes([FORMAT_VERSION]) + struct.pack("<Q", len(part_a)) + part_a + _npz(counts)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> TranslationModel:
+        if data[:4] != _MAGIC:
+            raise ValueError("not a translation model snapshot")
+        if data[4] != FORMAT_VERSION:
+            raise ValueError(f"translation model format {data[4]} unsupported (expected {FORMAT_VERSION})")
+        (n,) = struct.unpack("<Q", data[5:13])
+        arrays = _load_npz(zlib.decompress(data[13:13 + n])) | _load_npz(data[13 + n:])
+        meta = json.loads(arrays["meta"].tobytes().decode())
+        m = cls(meta["lang1"], meta["lang2"], uniform=meta["uniform"], smoothing=meta["smoothing"],
+                min_count=meta["min_count"], max_entries=meta["max_entries"])
+        m.pairs_seen, m.sentences_seen, m._version = meta["pairs_seen"], meta["sentences_seen"], meta["version"]
+        m._words1, m._words2 = [NULL, *meta["words1"]], [NULL, *meta["words2"]]
+        m._index1 = dict(zip(m._words1, range(len(m._words1)), strict=True))
+        m._index2 = dict(zip(m._words2, range(len(m._words2)), strict=True))
+        if len(m._index1) != len(m._words1) or len(m._index2) != len(m._words2):
+            raise ValueError("translation model snapshot has a repeated word")
+        m._grow()
+        m._tot1, m._tot2 = arrays["tot1"].astype(np.float64), arrays["tot2"].astype(np.float64)
+        m._uni1, m._uni2 = arrays["uni1"].astype(np.float64), arrays["uni2"].astype(np.float64)
+        if not (len(m._tot1) == len(m._uni1) == len(m._words1) and len(m._tot2) == len(m._uni2) == len(m._words2)):
+            raise ValueError("translation model snapshot is inconsistent")
+        m._main = _store(np.cumsum(arrays["main_keys"]), arrays["main_c21"], arrays["main_c12"])
+        m._delta = _store(np.cumsum(arrays["delta_keys"]), arrays["delta_c21"], arrays["delta_c12"])
+        return m
+
+    # -- internals -----------------------------------------------------------------------------
+    def _add1(self, w: str) -> int:
+        g = self._index1.get(w)
+        if g is None:
+            g = self._index1[w] = len(self._words1)
+            self._words1.append(w)
+        return g
+
+    def _add2(self, w: str) -> int:
+        g = self._index2.get(w)
+        if g is None:
+            g = self._index2[w] = len(self._words2)
+            self._words2.append(w)
+        return g
+
+    def clear_pending(self) -> None:
+        """Forget the pending counts (they are stored now)."""
+        self._pmain = _empty_store()  # sorted, summed
+        self._pchunks: list[Store] = []  # each update's counts, merged into _pmain in bulk
+        self._pchunk_n = 0
+        self._ptot1 = np.zeros(len(self._words1))
+        self._ptot2 = np.zeros(len(self._words2))
+        self._puni1 = np.zeros(len(self._words1))
+        self._puni2 = np.zeros(len(self._words2))
+        self._psent = 0
+        self._ppairs = 0
+
+    def _absorb(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
+        """Add sorted, distinct-key counts to the delta table, merged into the main one past an
+        eighth of it."""
+        self._delta = _merge_sorted(*self._delta, keys, c21, c12)
+        if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
+            self._compact()
+
+    def _add_pending(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
+        # An update only appends its counts (sorted, distinct keys); they are summed into the
+        # pending table past a quarter of it, so keeping them costs an update about its own size.
+        # The floor is high (6 MB of chunks) because a save that finds no other writer simply
+        # drops them: between two saves a crawl usually never pays for summing them.
+        self._pchunks.append((keys, c21, c12))
+        self._pchunk_n += len(keys)
+        if self._pchunk_n <= max(_PENDING_MIN, len(self._pmain[0]) // 4):
+            return
+        keys, c21, c12 = self._pending_table()
+        # Pending counts are exact while they are cleared every save interval.  Should they
+        # outgrow the model's own table (saves failing, a very long interval), entries below
+        # min_count go, as in the model's tables, their mass kept in c(e) through _ptot.
+        if self.min_count > 0 and len(keys) > max(_DELTA_MIN, self.num_entries):
+            keep = np.maximum(c21, c12) >= self.min_count
+            self._pmain = (keys[keep], c21[keep], c12[keep])
+
+    def _pending_table(self) -> Store:
+        """The pending counts as one sorted table (the appended updates summed in)."""
+        chunks = self._pchunks
+        if chunks:
+            # Pairwise merges of the sorted chunks (linear each, log2(chunks) rounds): cheaper
+            # than sorting their concatenation.
+            while len(chunks) > 1:
+                chunks = [_merge_sorted(*chunks[i], *chunks[i + 1]) if i + 1 < len(chunks) else chunks[i]
+                          for i in range(0, len(chunks), 2)]
+            self._pmain = _merge_sorted(*self._pmain, *chunks[0])
+            self._pchunks, self._pchunk_n = [], 0
+        return self._pmain
+
+    def _grow(self) -> None:
+        """Extend the per-word arrays to the vocabularies, identity links included."""
+        n1, n2 = len(self._words1), len(self._words2)
+        old1, old2 = len(self._tot1), len(self._tot2)
+        if n1 == old1 and n2 == old2:
+            return
+        pad = lambda a, n: np.concatenate([a, np.zeros(n - len(a))])  # noqa: E731
+        self._tot1, self._uni1 = pad(self._tot1, n1), pad(self._uni1, n1)
+        self._tot2, self._uni2 = pad(self._tot2, n2), pad(self._uni2, n2)
+        self._ptot1, self._puni1 = pad(self._ptot1, n1), pad(self._puni1, n1)
+        self._ptot2, self._puni2 = pad(self._ptot2, n2), pad(self._puni2, n2)
+        self._same1 = np.concatenate([self._same1, np.full(n1 - old1, -1, np.int64)])
+        self._same2 = np.concatenate([self._same2, np.full(n2 - old2, -1, np.int64)])
+        # New words of either side against the whole other vocabulary (one dictionary lookup per
+        # new word; a string is at most once per side, so the links are a partial bijection).
+        get2, get1 = self._index2.get, self._index1.get
+        f = np.array([get2(w, -1) for w in self._words1[old1:]], np.int64)
+        e = np.arange(old1, n1)[f > 0]
+        f = f[f > 0]
+        self._same1[e], self._same2[f] = f, e
+        e = np.array([get1(w, -1) for w in self._words2[old2:]], np.int64)
+        f = np.arange(old2, n2)[e > 0]
+        e = e[e > 0]
+        self._same1[e], self._same2[f] = f, e
+
+    def _lookup(self, ukeys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Counts of sorted keys, summed over the main and delta tables."""
+        c21 = np.zeros(len(ukeys))
+        c12 = np.zeros(len(ukeys))
+        for keys, a, b in (self._main, self._delta):
+            if not len(keys):
+                continue
+            idx = np.minimum(np.searchsorted(keys, ukeys), len(keys) - 1)
+            hit = keys[idx] == ukeys
+            c21[hit] += a[idx[hit]]
+            c12[hit] += b[idx[hit]]
+        return c21, c12
+
+    def _compact(self, max_entries: int | None = None, min_count: float | None = None) -> None:
+        keys, c21, c12 = _merge_sorted(*self._main, *self._delta)
+        weight = np.maximum(c21, c12)
+        floor = self.min_count if min_count is None else float(min_count)
+        if floor > 0:
+            keep = weight >= floor
+            keys, c21, c12, weight = keys[keep], c21[keep], c12[keep], weight[keep]
+        limit = self.max_entries if max_entries is None else int(max_entries)
+        if len(keys) > limit:
+            keep_n = limit * 3 // 4 if max_entries is None else limit  # headroom before the next prune
+            cut = np.partition(weight, len(weight) - keep_n)[len(weight) - keep_n] if keep_n > 0 else np.inf
+            keep = weight > cut
+            # Ties at the cut fill the remaining room in key order, so the result is deterministic.
+            ties = np.flatnonzero(weight == cut)[: max(0, keep_n - int(keep.sum()))]
+            keep[ties] = True
+            keys, c21, c12 = keys[keep], c21[keep], c12[keep]
+        self._main = (keys, c21, c12)
+        self._delta = _empty_store()
+        self._version += 1
+
+    def _weights(self) -> tuple[np.ndarray, np.ndarray]:
+        # P1(e) / (c(e) + lam) up to the 1/N1 factor; NULL has no unigram weight.
+        return self._uni1 / (self._tot1 + self.smoothing), self._uni2 / (self._tot2 + self.smoothing)
+
+    def _background(self) -> tuple[np.ndarray, np.ndarray, float, float]:
+        """Per-word backgrounds (bg1 over lang1 words, bg2 over lang2) and those of unseen words."""
+        cached = self._bg
+        if cached is not None and cached[0] == self._version:
+            return cached[1], cached[2], cached[3], cached[4]
+        lam, u = self.smoothing, self.uniform
+        n1, n2 = self._uni1.sum(), self._uni2.sum()
+        if n1 <= 0 or n2 <= 0:
+            bg1, bg2, base1, base2 = np.full(len(self._words1), u), np.full(len(self._words2), u), u, u
+        else:
+            w1, w2 = self._weights()
+            out1 = np.zeros(len(self._words1))
+            out2 = np.zeros(len(self._words2))
+            for keys, c21, c12 in (self._main, self._delta):
+                if len(keys):
+                    _marginal_sums(keys, c21, c12, w1, w2, out2, out1)
+            base2 = lam * u * w1.sum() / n1
+            base1 = lam * u * w2.sum() / n2
+            bg2 = out2 / n1 + base2
+            bg1 = out1 / n2 + base1
+            s2, s1 = self._same2, self._same1
+            k2, k1 = s2 > 0, s1 > 0
+            bg2[k2] += lam * (1.0 - u) * w1[s2[k2]] / n1
+            bg1[k1] += lam * (1.0 - u) * w2[s1[k1]] / n2
+        bg1[0] = bg2[0] = 1.0
+        self._bg = (self._version, bg1, bg2, float(base1), float(base2))
+        return bg1, bg2, float(base1), float(base2)
+
+
+Store = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _npz(arrays: dict[str, np.ndarray]) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _load_npz(data: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _map_words(words: Sequence[str], vocab: list[str], index: dict[str, int]) -> np.ndarray:
+    """Ids of ``words`` in a vocabulary, new words appended in order (as ``_add1`` would): one
+    dictionary lookup per word, no Python call per word."""
+    get = index.get
+    ids = np.array([get(w, -1) for w in words], np.int64)
+    new = np.flatnonzero(ids < 0)
+    if len(new):
+        added = [words[i] for i in new.tolist()]
+        if len(set(added)) != len(added):
+            raise ValueError("a vocabulary with a repeated word")
+        start = len(vocab)
+        vocab.extend(added)
+        index.update(zip(added, range(start, start + len(added)), strict=True))
+        ids[new] = np.arange(start, start + len(added))
+    # Each id once, or fancy-index += would add only one of two counts of the same word.
+    ordered = np.sort(ids)
+    if bool(np.any(ordered[1:] == ordered[:-1])):
+        raise ValueError("a vocabulary with a repeated word")
+    return ids
+
+
+def _empty_store() -> Store:
+    return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+
+
+def _store(keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> Store:
+    return keys.astype(np.int64), c21.astype(np.float64), c12.astype(np.float64)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _pair_keys(ids1, off1, ids2, off2):  # pragma: no cover - compiled
+    # Every (e, f) combination of each sentence pair, NULL (id 0) first on both sides, e-major:
+    # the E-step below walks the same layout.
+    total = 0
+    for k in range(off1.size - 1):
+        total += (off1[k + 1] - off1[k] + 1) * (off2[k + 1] - off2[k] + 1)
+    keys = np.empty(total, np.int64)
+    pos = 0
+    for k in range(off1.size - 1):
+        for a in range(off1[k + 1] - off1[k] + 1):
+            e = np.int64(0) if a == 0 else ids1[off1[k] + a - 1]
+            for b in range(off2[k + 1] - off2[k] + 1):
+                f = np.int64(0) if b == 0 else ids2[off2[k] + b - 1]
+                keys[pos] = (e << 32) | f
+                pos += 1
+    return keys
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _estep(off1, off2, inv, t21, t12, n21, n12):  # pragma: no cover - compiled
+    pos = 0
+    for k in range(off1.size - 1):
+        ln = off1[k + 1] - off1[k]
+        m = off2[k + 1] - off2[k]
+        w = m + 1
+        for b in range(1, m + 1):  # each lang2 token, generated by a lang1 token or NULL
+            z = 0.0
+            for a in range(ln + 1):
+                z += t21[inv[pos + a * w + b]]
+            for a in range(ln + 1):
+                q = inv[pos + a * w + b]
+                n21[q] += t21[q] / z
+        for a in range(1, ln + 1):  # each lang1 token, generated by a lang2 token or NULL
+            z = 0.0
+            for b in range(w):
+                z += t12[inv[pos + a * w + b]]
+            for b in range(w):
+                q = inv[pos + a * w + b]
+                n12[q] += t12[q] / z
+        pos += (ln + 1) * w
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _merge_sorted(k1, a1, b1, k2, a2, b2):  # pragma: no cover - compiled
+    n = k1.size + k2.size
+    keys = np.empty(n, np.int64)
+    a = np.empty(n)
+    b = np.empty(n)
+    i = j = o = 0
+    while i < k1.size or j < k2.size:
+        if j >= k2.size or (i < k1.size and k1[i] < k2[j]):
+            keys[o], a[o], b[o] = k1[i], a1[i], b1[i]
+            i += 1
+        elif i >= k1.size or k2[j] < k1[i]:
+            keys[o], a[o], b[o] = k2[j], a2[j], b2[j]
+            j += 1
+        else:
+            keys[o], a[o], b[o] = k1[i], a1[i] + a2[j], b1[i] + b2[j]
+            i += 1
+            j += 1
+        o += 1
+    return keys[:o].copy(), a[:o].copy(), b[:o].copy()
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12):  # pragma: no cover - compiled
+    # Learned part of t = (c + lam * t0) / (c(e) + lam): the defaults are already in place.  A row
+    # (one lang1 word) is a contiguous slice of the sorted keys.  Scanning it costs its length;
+    # searching each wanted column in it costs ~ncols * log2(length): NULL and frequent words have
+    # rows as long as the other vocabulary, so those are searched.
+    ncols = cg.size
+    order = np.argsort(cg)
+    for i in range(rg.size):
+        g = rg[i]
+        if g < 0:
+            continue
+        lo = np.searchsorted(keys, g << 32)
+        hi = np.searchsorted(keys, (g + 1) << 32)
+        n = hi - lo
+        if n <= 0:
+            continue
+        bits = 1
+        while (1 << bits) < n:
+            bits += 1
+        if n <= 2 * ncols * bits:
+            for k in range(lo, hi):
+                j = colmap[keys[k] & 0xFFFFFFFF]
+                if j >= 0:
+                    t21[i, j] += c21[k] * den1[i]
+                    t12[i, j] += c12[k] * den2[j]
+        else:
+            p = lo  # columns in increasing id order: each search starts where the last ended
+            for jj in range(ncols):
+                j = order[jj]
+                if cg[j] < 0:
+                    continue
+                key = (g << 32) | cg[j]
+                p += np.searchsorted(keys[p:hi], key)
+                if p >= hi:
+                    break
+                if keys[p] == key:
+                    t21[i, j] += c21[p] * den1[i]
+                    t12[i, j] += c12[p] * den2[j]
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _marginal_sums(keys, c21, c12, w1, w2, out2, out1):  # pragma: no cover - compiled
+    for k in range(keys.size):
+        e = keys[k] >> 32
+        f = keys[k] & 0xFFFFFFFF
+        out2[f] += w1[e] * c21[k]
+        out1[e] += w2[f] * c12[k]

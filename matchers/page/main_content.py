@@ -1,0 +1,407 @@
+"""Main-content extraction: a page's paragraphs, typed and marked as content or boilerplate.
+
+Papavassiliou et al., *ILSP-FC*, section 3.3 ("Cleaner"): boilerplate ("navigation headers,
+advertisements, disclaimers") is separated from content, text is segmented in paragraphs on block
+tags, and structural information (*title*, *heading*, *list item*) is kept; section 3.7
+("Exporter") gives the paragraph attributes we mirror (``crawlinfo="boilerplate"``, ``type`` in
+title / heading / listitem).  Where ILSP-FC used a modified Boilerpipe we use jusText (Pomikálek's
+stopword-density and link-density classifier with context revision), a maintained library built
+for making text corpora from the web.
+
+``justext.justext`` is run in its stages (``justext.core``: parse, preprocess, make paragraphs,
+classify, revise) so that the parameters can be chosen once the text is known, a page without a
+long paragraph can be rescued, and each paragraph's text is computed once (jusText recomputes it
+on every access, which was half of its time).  Per-page choices:
+
+* the stoplist is jusText's for the page language when it has one; otherwise (Chinese, Japanese,
+  Thai...) jusText runs in its language-independent mode, an empty stoplist with
+  ``stopwords_low = stopwords_high = 0`` (what ``python -m justext -s None`` does), which leaves
+  the decision to length and link density;
+* in Chinese, Japanese and Korean a character carries about as much text as three Latin ones
+  (the weight of ``matchers.structure.size_ratio``), so jusText's length thresholds (70 and 200
+  characters) and heading distance are divided by three there; otherwise a Chinese article's
+  sentences, mostly under 70 characters, would all be "short" and could be dropped with the
+  navigation around them;
+* a page on which jusText finds no paragraph good (none long enough) is classified again with
+  shorter length thresholds (``_rescue``), so a page of short paragraphs is not all boilerplate;
+* whitespace between two inline elements is kept: jusText drops whitespace-only text nodes and
+  would glue "<a>read</a> <b>more</b>" into "readmore";
+* ``<nav>`` and ``<footer>`` are HTML5's own words for boilerplate: they become block boundaries
+  (jusText does not split on them, so a bare footer line would merge into the paragraph before
+  it) and their paragraphs are boilerplate whatever jusText thinks of their text; inline
+  ``<svg>`` (icon labels, tooltips) is dropped.
+
+:class:`RepeatedBlocks` adds what no single page shows: the same footer or sidebar text on page
+after page of a site is boilerplate too (section 3.8's de-duplicator also works on paragraph
+hashes, there to drop near-duplicate documents).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import justext
+import justext.core
+import justext.paragraph
+
+TITLE = "title"
+HEADING = "heading"
+LISTITEM = "listitem"
+TEXT = "text"
+
+# jusText's defaults (justext.core), restated because the dense-script ones derive from them
+# (all but the link density).
+LENGTH_LOW = 70
+LENGTH_HIGH = 200
+STOPWORDS_LOW = 0.30
+STOPWORDS_HIGH = 0.32
+# jusText's default is 0.2.  Articles link words and whole sentences of their own text, and a
+# translation keeps those links; at 0.2 such paragraphs (and, by the context revision, their
+# neighbours) were dropped from one page of a pair and not from its translation made with another
+# template.  Navigation and link lists are all link (density near 1) and still go.
+MAX_LINK_DENSITY = 0.5
+MAX_HEADING_DISTANCE = 200
+# A CJK character counts three Latin ones, as in matchers.structure.size_ratio.DENSE_WEIGHT.
+DENSE_SCALE = 3
+# Primary language subtags written in a dense (CJK) script.
+DENSE_LANGS = frozenset({"zh", "ja", "ko", "yue", "wuu", "gan", "hak", "lzh"})
+# With no language given, a page whose text is this share CJK is dense (Japanese mixes in kana,
+# Latin names and digits; a Latin page with a "中文 | 日本語" menu is far below it).
+DENSE_SHARE = 0.3
+# Parsing is linear, but a runaway page (a data dump, a log) is not worth more than half a second;
+# the part after this many characters is not read.
+MAX_HTML_CHARS = 1_000_000
+# jusText's context revision rescans a run of short paragraphs for each of its members, quadratic
+# in the run: 2,000 one-word table cells take 0.3 s, 5,000 take 3 s.  Paragraphs after this many
+# (far beyond an article page's few hundred) are left out.
+MAX_PARAGRAPHS = 2000
+
+# Elements that HTML5 defines as navigation or page/section footer.
+_BOILERPLATE_TAGS = ("nav", "footer")
+_HEADING_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# C0 controls (except tab, LF, CR), DEL and lone surrogates: lxml refuses them in a str, and
+# binary garbage decoded as text is full of them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]+")
+_DIGITS = re.compile(r"\d+")
+_DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+# ISO 639-1 (or 639-3 where there is no 639-1 code, as fastText's lid.176 emits) -> jusText's
+# stoplist name.
+STOPLISTS: dict[str, str] = {
+    "af": "Afrikaans", "sq": "Albanian", "ar": "Arabic", "an": "Aragonese", "hy": "Armenian",
+    "rup": "Aromanian", "ast": "Asturian", "az": "Azerbaijani", "eu": "Basque", "be": "Belarusian",
+    "be-tarask": "Belarusian_Taraskievica", "be-x-old": "Belarusian_Taraskievica", "bn": "Bengali",
+    "bpy": "Bishnupriya_Manipuri", "bs": "Bosnian", "br": "Breton", "bg": "Bulgarian", "ca": "Catalan",
+    "ceb": "Cebuano", "cv": "Chuvash", "hr": "Croatian", "cs": "Czech", "da": "Danish", "nl": "Dutch",
+    "en": "English", "eo": "Esperanto", "et": "Estonian", "fi": "Finnish", "fr": "French",
+    "gl": "Galician", "ka": "Georgian", "de": "German", "el": "Greek", "gu": "Gujarati", "ht": "Haitian",
+    "he": "Hebrew", "iw": "Hebrew", "hi": "Hindi", "hu": "Hungarian", "is": "Icelandic", "io": "Ido",
+    "ig": "Igbo", "id": "Indonesian", "in": "Indonesian", "ga": "Irish", "it": "Italian",
+    "jv": "Javanese", "kn": "Kannada", "kk": "Kazakh", "ko": "Korean", "ku": "Kurdish", "ky": "Kyrgyz",
+    "la": "Latin", "lv": "Latvian", "lt": "Lithuanian", "lmo": "Lombard", "nds": "Low_Saxon",
+    "lb": "Luxembourgish", "mk": "Macedonian", "ms": "Malay", "ml": "Malayalam", "mt": "Maltese",
+    "mr": "Marathi", "nap": "Neapolitan", "ne": "Nepali", "new": "Newar", "nb": "Norwegian_Bokmal",
+    "no": "Norwegian_Bokmal", "nn": "Norwegian_Nynorsk", "oc": "Occitan", "fa": "Persian",
+    "pms": "Piedmontese", "pl": "Polish", "pt": "Portuguese", "qu": "Quechua", "ro": "Romanian",
+    "mo": "Romanian", "ru": "Russian", "sgs": "Samogitian", "sr": "Serbian", "sh": "Serbo_Croatian",
+    "scn": "Sicilian", "sk": "Slovak", "sl": "Slovenian", "es": "Spanish", "su": "Sundanese",
+    "sw": "Swahili", "sv": "Swedish", "tl": "Tagalog", "fil": "Tagalog", "ta": "Tamil", "te": "Telugu",
+    "tr": "Turkish", "tk": "Turkmen", "uk": "Ukrainian", "ur": "Urdu", "uz": "Uzbek",
+    "vi": "Vietnamese", "vo": "Volapuk", "wa": "Walloon", "war": "Waray_Waray", "cy": "Welsh",
+    "fy": "West_Frisian", "pnb": "Western_Panjabi", "yo": "Yoruba",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One block of page text (ILSP-FC's ``<p>`` element of section 3.7)."""
+
+    text: str  # whitespace-normalized
+    kind: str  # "title" | "heading" | "listitem" | "text"
+    boilerplate: bool
+
+
+def _base_code(lang: str | None) -> tuple[str, str]:
+    """``(full, primary)`` lower-case language subtags: ``"pt_BR"`` -> ``("pt-br", "pt")``."""
+    code = (lang or "").strip().lower().replace("_", "-")
+    return code, code.split("-", 1)[0]
+
+
+def stoplist_name(lang: str | None) -> str | None:
+    """jusText's stoplist name for a language code (``"pt-br"`` -> ``"Portuguese"``), or None."""
+    full, primary = _base_code(lang)
+    return STOPLISTS.get(full) or STOPLISTS.get(primary)
+
+
+def stoplist(lang: str | None) -> frozenset[str]:
+    """jusText's stopwords for the language; empty (language-independent mode) when it has none."""
+    name = stoplist_name(lang)
+    if name is None:
+        return frozenset()
+    try:
+        return justext.get_stoplist(name)
+    except ValueError:  # a jusText release without this list
+        return frozenset()
+
+
+def _normalize(text: str) -> str:
+    # str.split() also splits on no-break, thin and ideographic spaces (ILSP-FC's Normalizer, 3.2).
+    return " ".join(text.split())
+
+
+def _kind(dom_path: str) -> str:
+    # The innermost of h1-h6 / li decides: an <h3> inside a list item is a heading.
+    for tag in reversed(dom_path.split(".")):
+        if tag in _HEADING_TAGS:
+            return HEADING
+        if tag == "li":
+            return LISTITEM
+    return TEXT
+
+
+def _xpath(el: Any) -> str:
+    """An element's path in the format of ``justext.core.PathInfo.xpath`` (``/html[1]/body[1]``)."""
+    parts = []
+    while el is not None:
+        parent = el.getparent()
+        if parent is None:
+            index = 1
+        else:
+            index = 1 + sum(1 for sib in el.itersiblings(preceding=True) if sib.tag == el.tag)
+        parts.append(f"{el.tag}[{index}]")
+        el = parent
+    return "/" + "/".join(reversed(parts))
+
+
+class _Paragraph(justext.paragraph.Paragraph):
+    """jusText's paragraph with its text joined and normalized once, not on every access.
+
+    jusText recomputes ``text`` (a join and a regex substitution with a Python callback) each
+    time its length, word count, stopword count or link density is asked for: half of its time.
+    """
+
+    def __init__(self, path: Any) -> None:
+        super().__init__(path)
+        self._text: str | None = None
+
+    def append_text(self, text: str) -> str:
+        self._text = None
+        return super().append_text(text)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = _normalize("".join(self.text_nodes))
+        return self._text
+
+
+class _ParagraphMaker(justext.core.ParagraphMaker):
+    # Were jusText to rename this hook, its own paragraphs would be made: slower, same result.
+    def _start_new_pragraph(self) -> None:
+        if self.paragraph and self.paragraph.contains_text():
+            self.paragraphs.append(self.paragraph)
+        self.paragraph = _Paragraph(self.path)
+
+    def characters(self, content: str) -> None:
+        if content and content.isspace():
+            # jusText ignores whitespace-only text nodes, which glues "<a>read</a> <b>more</b>"
+            # into "readmore"; the space is kept (it is collapsed with its neighbours later).
+            if self.paragraph.text_nodes:
+                self.paragraph.append_text(" ")
+            return
+        super().characters(content)
+
+
+def _within(xpath: str, ancestor: str) -> bool:
+    # A paragraph opened by the element itself has exactly its path.
+    return xpath == ancestor or xpath.startswith(ancestor + "/")
+
+
+def _title(dom: Any) -> str:
+    for el in dom.iter("title"):
+        # An inline SVG's <title> is a tooltip, not the page's.
+        if not any(a.tag == "svg" for a in el.iterancestors()):
+            return _normalize(el.text_content())
+    return ""
+
+
+def _prepare(dom: Any) -> tuple[Any, list[str]]:
+    """jusText's preprocessing, without inline SVG, ``<nav>``/``<footer>`` made block boundaries.
+
+    Returns the cleaned DOM and the path prefixes (jusText's xpath format) of the former
+    ``<nav>``/``<footer>`` elements, whose paragraphs are boilerplate.
+    """
+    dom = justext.core.preprocessor(dom)
+    for el in list(dom.iter("svg")):
+        el.drop_tree()
+    marked = list(dom.iter(*_BOILERPLATE_TAGS))
+    for el in marked:
+        # A paragraph tag for jusText (a block boundary); the path remembers what it was.
+        el.tag = "div"
+    # Paths are taken once every renaming is done: renaming shifts the sibling indexes.
+    return dom, [_xpath(el) for el in marked]
+
+
+def _is_dense(lang: str | None, paragraphs: list[Any]) -> bool:
+    if lang:
+        return _base_code(lang)[1] in DENSE_LANGS
+    text = "".join(p.text for p in paragraphs)
+    return bool(text) and len(_DENSE.findall(text)) >= DENSE_SHARE * len(text)
+
+
+def _rescue(found: list[Any], stopwords: frozenset[str], scale: int, low: float, high: float) -> None:
+    """Classify again with shorter length thresholds if jusText found no good paragraph.
+
+    jusText's thresholds are absolute: a paragraph is good only if longer than ``length_high``
+    and a near-good or short one survives only next to a good one.  On a page without a single
+    long paragraph (a product page, an FAQ, a page of one-sentence paragraphs, common in
+    Chinese) everything then ends up boilerplate.  Such a page is judged again with both length
+    thresholds at half the short limit (35 characters, 11 in CJK): its sentence-like paragraphs
+    become the anchors, navigation still fails on link density.
+    """
+    if not found or any(p.class_type == "good" for p in found):
+        return
+    short = LENGTH_LOW // (2 * scale)
+    justext.core.classify_paragraphs(found, stopwords, short, short, low, high, MAX_LINK_DENSITY)
+    justext.core.revise_paragraph_classification(found, MAX_HEADING_DISTANCE // scale)
+
+
+def _classify(html: str, lang: str | None) -> tuple[str, list[Any], list[str]]:
+    """``justext.justext`` in its stages, with the parameters chosen once the text is known."""
+    dom = justext.core.html_to_dom(html)
+    title = _title(dom)
+    dom, boilerplate_paths = _prepare(dom)
+    found = _ParagraphMaker.make_paragraphs(dom)[:MAX_PARAGRAPHS]
+    stopwords = stoplist(lang)
+    scale = DENSE_SCALE if _is_dense(lang, found) else 1
+    low, high = (0.0, 0.0) if not stopwords else (STOPWORDS_LOW, STOPWORDS_HIGH)
+    justext.core.classify_paragraphs(
+        found, stopwords, LENGTH_LOW // scale, LENGTH_HIGH // scale, low, high, MAX_LINK_DENSITY
+    )
+    justext.core.revise_paragraph_classification(found, MAX_HEADING_DISTANCE // scale)
+    _rescue(found, stopwords, scale, low, high)
+    return title, found, boilerplate_paths
+
+
+def extract_paragraphs(html: str, lang: str | None = None) -> list[Paragraph]:
+    """The page's paragraphs in document order, the title first, each typed and classified.
+
+    ``lang`` is the page language (ISO 639-1, regional variants allowed); None when unknown.
+    Never raises on bad input: a page that cannot be parsed gives ``[]``.
+    """
+    if not html or html.isspace():
+        return []
+    html = _CONTROL.sub(" ", html[:MAX_HTML_CHARS])
+    try:
+        title, found, boilerplate_paths = _classify(html, lang)
+    except Exception:
+        # lxml's "Document is empty", encoding or SAX errors, recursion on absurd nesting: one
+        # bad page must not stop the crawl, and there is nothing to return.
+        return []
+    out: list[Paragraph] = []
+    if title:
+        out.append(Paragraph(title, TITLE, False))
+    for p in found:
+        text = _normalize(p.text)
+        if not text:
+            continue
+        # jusText's context-free class, not the revised one: the revision re-labels a paragraph
+        # by its neighbours, so the same translated text under two templates (one with a link
+        # list beside it, one without) came out as content on one page and boilerplate on the
+        # other, and the pair could not be matched on content.  Short paragraphs (headings,
+        # captions) are kept; navigation is caught by link density, by the nav/footer rule and
+        # across pages by RepeatedBlocks.
+        boiler = p.cf_class == "bad" or any(_within(p.xpath, bp) for bp in boilerplate_paths)
+        out.append(Paragraph(text, _kind(p.dom_path), boiler))
+    return out
+
+
+def _fingerprint(text: str) -> str:
+    # Digits masked: "Page 3 of 12", "© 2019-2024" and datelines are the same template text.
+    return _DIGITS.sub("0", " ".join(text.casefold().split()))
+
+
+def _key(group: str, text: str) -> int:
+    data = f"{group}\x00{_fingerprint(text)}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+class RepeatedBlocks:
+    """Counts, per site, on how many pages each paragraph text occurs.
+
+    Rule: a text is repeated once it has been seen on at least ``min_pages`` pages *and* on at
+    least ``min_share`` of the pages observed (of its language, when one is given).  Length plays
+    no part: a short "Contact" or "Read more" on every page is template text, and so is a long
+    disclaimer or cookie notice; translated sentences, in contrast, occur on one page (and its
+    translations), rarely on a fifth of a site.  ``min_pages`` keeps the first pages of a site,
+    where every share is high, from marking their own content; ``min_share`` keeps a phrase
+    that a few of many pages happen to share ("Introduction", a product name) as content.
+
+    Texts are compared case-folded, whitespace-collapsed and with digit runs masked, so a
+    copyright line with a year or "Page 3 of 12" counts as one text; each is stored as an 8-byte
+    BLAKE2b hash.  Pass the page language to ``observe``/``is_repeated``/``mark``: a multilingual
+    site's English footer is on every English page but only on 1/n of all pages, so the share is
+    counted among pages of the same language.  Memory is bounded by ``max_entries`` hashes (about
+    100 bytes each in a dict): when it is reached, the texts seen on fewest pages (one, at first)
+    are forgotten down to three quarters of it.  Boilerplate is never among those: a text on a
+    fifth of the pages is seen dozens of times between two prunings.
+
+    Counting starts with the first page: pages before a footer reaches ``min_pages`` keep it.
+    """
+
+    def __init__(self, min_pages: int = 3, min_share: float = 0.2, max_entries: int = 50_000) -> None:
+        self.min_pages = max(1, min_pages)
+        self.min_share = min_share
+        self.max_entries = max(16, max_entries)
+        self._pages: dict[str, int] = {}  # pages observed, by language
+        self._counts: dict[int, int] = {}  # pages seen on, by hash of (language, text)
+
+    @property
+    def pages(self) -> int:
+        """Pages observed, all languages."""
+        return sum(self._pages.values())
+
+    def __len__(self) -> int:
+        return len(self._counts)
+
+    def observe(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> None:
+        """Count one page: each distinct (non-title) text once."""
+        group = _base_code(lang)[1]
+        self._pages[group] = self._pages.get(group, 0) + 1
+        keys = {_key(group, p.text) for p in paragraphs if p.kind != TITLE and p.text}
+        counts = self._counts
+        for k in keys:
+            counts[k] = counts.get(k, 0) + 1
+        if len(counts) > self.max_entries:
+            self._prune()
+
+    def _prune(self) -> None:
+        # Forget the rarest texts until a quarter of the room is free (so pruning is not redone
+        # on every page); raising the floor only matters if nearly everything repeats.
+        floor = 1
+        target = self.max_entries * 3 // 4
+        while len(self._counts) > target:
+            self._counts = {k: n for k, n in self._counts.items() if n > floor}
+            floor += 1
+
+    def is_repeated(self, text: str, lang: str | None = None) -> bool:
+        """Seen on >= ``min_pages`` pages and on >= ``min_share`` of the pages observed."""
+        group = _base_code(lang)[1]
+        pages = self._pages.get(group, 0)
+        if pages == 0:
+            return False
+        seen = self._counts.get(_key(group, text), 0)
+        return seen >= self.min_pages and seen >= self.min_share * pages
+
+    def mark(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> list[Paragraph]:
+        """The paragraphs, with ``boilerplate=True`` on repeated ones (titles are left as they are)."""
+        return [
+            replace(p, boilerplate=True)
+            if not p.boilerplate and p.kind != TITLE and self.is_repeated(p.text, lang)
+            else p
+            for p in paragraphs
+        ]

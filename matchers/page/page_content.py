@@ -1,0 +1,95 @@
+"""A page's main content ready for the content filters: its sentences, their word tokens and
+lengths, and its bag of words.
+
+Papavassiliou et al., *ILSP-FC* (sections 3.3-3.4): boilerplate paragraphs and paragraphs "not in
+the targeted language" are marked and left out of what is compared, so a page's navigation, its
+footer or a quotation in another language does not enter the sentence alignment (Tomás et al.,
+*WebMining*, section 2.3) nor the translation model trained from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from matchers.content.sentence_align import Encoded, encode
+from matchers.page.lang_codes import same_language
+from matchers.page.sentence_split import split_sentences
+from matchers.page.word_tokens import word_tokens
+from matchers.structure.size_ratio import script_weighted_length
+
+# A stored paragraph: (kind, language, text); kinds as in matchers.page.main_content.
+StoredParagraph = tuple[str, str, str]
+
+
+@dataclass
+class PageContent:
+    """Main-content sentences of one page, in the page's language."""
+
+    lang: str
+    paragraphs: list[StoredParagraph]
+    sentences: list[str] = field(default_factory=list)
+    tokens: list[list[str]] = field(default_factory=list)
+    chars: list[int] = field(default_factory=list)
+
+    @property
+    def length(self) -> int:
+        """Script-weighted characters of the sentences (CJK counts three, as in the size filter)."""
+        return sum(self.chars)
+
+    @cached_property
+    def encoded(self) -> Encoded:
+        """The sentences' tokens as :func:`matchers.content.sentence_align.encode` gives them, made once:
+        a page is aligned with each of its candidates and with later pages' candidates."""
+        return encode(self.tokens)
+
+    @cached_property
+    def bag(self) -> frozenset[str]:
+        """Distinct word tokens (the bag of words of the dictionary filter)."""
+        return frozenset(t for sent in self.tokens for t in sent)
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+
+# One sentence of a paragraph: (text, word tokens, script-weighted characters).
+Piece = tuple[str, list[str], int]
+
+
+def split_paragraph(text: str, lang: str) -> list[Piece]:
+    """A paragraph's sentences with their tokens and lengths; sentences without a word are left out."""
+    pieces = []
+    for sentence in split_sentences(text, lang):
+        tokens = word_tokens(sentence)
+        if tokens:
+            pieces.append((sentence, tokens, script_weighted_length(sentence)))
+    return pieces
+
+
+def page_content(
+    paragraphs: Sequence[StoredParagraph],
+    lang: str,
+    max_sentences: int = 2000,
+    pieces: Sequence[list[Piece] | None] | None = None,
+) -> PageContent:
+    """Split the kept paragraphs into sentences and tokens.
+
+    ``paragraphs`` are the page's non-boilerplate paragraphs with their identified language;
+    those identified as another language are kept in the record but not split.  Titles and
+    headings are sentences of their own: translators translate them one to one.  ``pieces``, when
+    given, holds each paragraph's :func:`split_paragraph` already made (None where it was not),
+    as the page-parse worker process sends it.
+    """
+    content = PageContent(lang=lang, paragraphs=list(paragraphs))
+    for i, (_kind, plang, text) in enumerate(paragraphs):
+        if plang and plang != "und" and not same_language(plang, lang):
+            continue
+        split = pieces[i] if pieces is not None else None
+        for sentence, tokens, chars in split if split is not None else split_paragraph(text, lang):
+            content.sentences.append(sentence)
+            content.tokens.append(tokens)
+            content.chars.append(chars)
+            if len(content.sentences) >= max_sentences:
+                return content
+    return content

@@ -1,0 +1,209 @@
+"""The index of a site's earlier pages, by language, that each new page is compared against.
+
+Tomás et al., *WebMining*, section 2.2: "Once a new page is downloaded, it is stored and compared
+to all previously downloaded ones looking for possible parallel webpages."  Each language keeps
+its pages' sizes in growable numpy columns (the size filter is one vectorized pass) and their tag
+sequences in one flat :class:`~matchers.structure.tag_store.TagSequenceStore` (the structure filter runs
+one batched kernel call).  A new page is registered and handed its candidate sets in one step, so
+two pages processed concurrently still meet: the later one always sees the earlier one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from matchers.page.page_content import PageContent
+from matchers.structure.best_structure import BestStructure
+from matchers.structure.tag_store import TagSequenceStore
+
+MIN_DUP_TOKENS = 20
+
+
+def _fingerprint(tokens: np.ndarray) -> bytes:
+    return hashlib.blake2b(np.ascontiguousarray(tokens, dtype=np.int32).tobytes(), digest_size=16).digest()
+
+
+class GrowableColumn:
+    """Append-only numpy column with amortized doubling."""
+
+    def __init__(self, dtype: type | np.dtype, capacity: int = 256) -> None:
+        self._data = np.zeros(capacity, dtype=dtype)
+        self._n = 0
+
+    def append(self, value: float) -> None:
+        if self._n == len(self._data):
+            grown = np.zeros(2 * len(self._data), dtype=self._data.dtype)
+            grown[: self._n] = self._data[: self._n]
+            self._data = grown
+        self._data[self._n] = value
+        self._n += 1
+
+    def view(self, n: int | None = None) -> np.ndarray:
+        return self._data[: self._n if n is None else n]
+
+    def __len__(self) -> int:
+        return self._n
+
+
+@dataclass
+class PageFeatures:
+    """What the index needs of one page."""
+
+    url: str
+    lang: str
+    size_bytes: int
+    size_chars: int
+    n_tags: int
+    n_paragraphs: int
+    tokens: np.ndarray
+    content: PageContent | None = None
+
+    @cached_property
+    def fingerprint(self) -> bytes:
+        """Hash of the tag sequence, computed once for the duplicate check and the registration."""
+        return _fingerprint(self.tokens)
+
+
+@dataclass
+class CandidateSet:
+    """Earlier pages of one other language still in the running for a new page.
+
+    ``rows`` index that language's :class:`LanguageIndex`; ``scores`` holds one array per filter
+    that has run, aligned with ``rows``.  Filters narrow the set with :meth:`narrow`.
+    """
+
+    lang: str
+    rows: np.ndarray
+    scores: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def add_scores(self, **scores: np.ndarray) -> None:
+        for name, values in scores.items():
+            self.scores[name] = np.asarray(values)
+
+    def extend(self, rows: np.ndarray, **scores: np.ndarray) -> None:
+        """Add candidates; scores they lack are NaN (or 0 for integer scores)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        n_old, n_new = len(self.rows), len(rows)
+        for name in set(self.scores) | set(scores):
+            old = self.scores.get(name)
+            new = np.asarray(scores[name]) if name in scores else None
+            dtype = np.result_type(*(a.dtype for a in (old, new) if a is not None), np.float64)
+            merged = np.full(n_old + n_new, np.nan, dtype=dtype)
+            if old is not None:
+                merged[:n_old] = old
+            if new is not None:
+                merged[n_old:] = new
+            self.scores[name] = merged
+        self.rows = np.concatenate([self.rows, rows])
+
+    def take(self, positions: np.ndarray) -> None:
+        """Keep only the candidates at ``positions`` (increasing indices into ``rows``)."""
+        self.rows = self.rows[positions]
+        self.scores = {k: v[positions] for k, v in self.scores.items()}
+
+    def narrow(self, mask: np.ndarray) -> None:
+        """Keep only the candidates where ``mask`` is true (scores follow)."""
+        mask = np.asarray(mask, dtype=bool)
+        self.rows = self.rows[mask]
+        self.scores = {k: v[mask] for k, v in self.scores.items()}
+
+
+class LanguageIndex:
+    """Pages of one language on one site."""
+
+    def __init__(self) -> None:
+        self.urls: list[str] = []
+        self.size_bytes = GrowableColumn(np.int64)
+        self.size_chars = GrowableColumn(np.int64)
+        self.n_tags = GrowableColumn(np.int64)
+        self.n_paragraphs = GrowableColumn(np.int64)
+        self.content_length = GrowableColumn(np.int64)
+        self.content: list[PageContent | None] = []
+        self.tags = TagSequenceStore()
+        self.best_structure = BestStructure()
+
+    def __len__(self) -> int:
+        return len(self.urls)
+
+    def add(self, page: PageFeatures) -> int:
+        row = self.tags.add(page.tokens)
+        self.urls.append(page.url)
+        self.size_bytes.append(page.size_bytes)
+        self.size_chars.append(page.size_chars)
+        self.n_tags.append(page.n_tags)
+        self.n_paragraphs.append(page.n_paragraphs)
+        self.content.append(page.content)
+        self.content_length.append(page.content.length if page.content is not None else 0)
+        return row
+
+    def size_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Bytes, weighted characters, tags and paragraphs of every page, by row (views)."""
+        return self.size_bytes.view(), self.size_chars.view(), self.n_tags.view(), self.n_paragraphs.view()
+
+
+class SiteIndex:
+    """All languages of one site."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.languages: dict[str, LanguageIndex] = {}
+        self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
+        self._fingerprints: dict[tuple[str, bytes], str] = {}
+
+    def __contains__(self, url: str) -> bool:
+        return url in self._urls
+
+    def __len__(self) -> int:
+        return len(self._urls)
+
+    def duplicate_of(self, page: PageFeatures) -> str | None:
+        """URL of an earlier page of the same language with the very same tag sequence.
+
+        Sites serve one page under several URLs (``/dir/`` and ``/dir/index.html``, tracking
+        parameters); a copy would compete with its original for the same translation.  Equal
+        sequences (word counts of every text chunk included) of at least ``MIN_DUP_TOKENS`` tokens
+        are taken as copies; shorter ones are too generic to tell.
+        """
+        if len(page.tokens) < MIN_DUP_TOKENS:
+            return None
+        key = (page.lang, page.fingerprint)
+        first = self._fingerprints.get(key)
+        return first if first is not None and first != page.url else None
+
+    def register(self, page: PageFeatures) -> list[CandidateSet]:
+        """Add ``page`` and return every earlier page of each other language as candidates.
+
+        A URL already registered (a resumed crawl re-reading it) yields no candidates.
+        """
+        if page.url in self._urls:
+            return []
+        candidates = [
+            CandidateSet(lang=lang, rows=np.arange(len(index), dtype=np.int64))
+            for lang, index in self.languages.items()
+            if lang != page.lang and len(index)
+        ]
+        if page.lang not in self.languages:
+            self.languages[page.lang] = LanguageIndex()
+        row = self.languages[page.lang].add(page)
+        self._urls[page.url] = (page.lang, row)
+        if len(page.tokens) >= MIN_DUP_TOKENS:
+            self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)
+        return candidates
+
+    def index(self, lang: str) -> LanguageIndex:
+        return self.languages[lang]
+
+    def locate(self, url: str) -> tuple[str, int] | None:
+        """``(language, row)`` of a registered page."""
+        return self._urls.get(url)
+
+    def content(self, url: str) -> PageContent | None:
+        where = self._urls.get(url)
+        return self.languages[where[0]].content[where[1]] if where else None

@@ -1,0 +1,122 @@
+"""Site-wide evidence that only exists once many pages are known: URL pairing keys, image
+frequencies, inlink counts, near-duplicates; and each page's links, images, depth and fingerprint.
+
+Pages are added as they arrive (pipelines/url_keys.py, link_evidence.py, image_evidence.py,
+fingerprint.py, near_duplicates.py) or from the database when a crawl is
+resumed; the decision at close (pipelines/decision.py) reads the settled site-wide figures.
+Kit & Ng (URL keys), *ILSP-FC* 3.8 (near-duplicates) and 3.9 (images, depth, fingerprints).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from matchers.page.outlinks import Outlink
+from matchers.site.image_evidence import ImageFrequencies, depth
+from matchers.site.link_evidence import PageLinks, same_language
+from matchers.site.near_duplicates import NearDuplicateIndex, paragraph_hashes
+from matchers.site.url_keys import UrlKeyIndex
+from matchers.structure.fingerprint import fingerprint
+
+
+@dataclass
+class PageEvidence:
+    url: str
+    lang: str
+    depth: int
+    links: PageLinks
+    images: frozenset[str]
+    fingerprint: list[int]
+
+
+class SiteEvidence:
+    def __init__(self, url_key_share: float = 0.1) -> None:
+        self.pages: dict[str, PageEvidence] = {}
+        self.url_keys = UrlKeyIndex(min_power_share=url_key_share)
+        self.images = ImageFrequencies()
+        self._near: dict[str, NearDuplicateIndex] = {}
+        self._inlinks: Counter[tuple[str, str]] = Counter()  # (target url, source lang) -> pages
+
+    def _page(self, url: str, lang: str) -> PageEvidence:
+        page = self.pages.get(url)
+        if page is None:
+            page = self.pages[url] = PageEvidence(url, lang, depth(url), PageLinks(url, lang, []), frozenset(), [])
+        return page
+
+    def add_url(self, url: str, lang: str) -> None:
+        """URL pairing keys (Kit & Ng)."""
+        self._page(url, lang)
+        self.url_keys.add(url, lang)
+
+    def add_links(self, url: str, lang: str, outlinks: Sequence[Outlink]) -> None:
+        """Link evidence: the page's links, and inlink counts (menus link from every page)."""
+        page = self._page(url, lang)
+        if page.links.links:
+            return
+        page.links = PageLinks(url, lang, [tuple(x) for x in outlinks])  # type: ignore[misc]
+        for target in {x[0] for x in outlinks}:
+            self._inlinks[(target, lang)] += 1
+
+    def add_images(self, url: str, lang: str, images: Sequence[str]) -> None:
+        """ILSP-FC 3.9: the page's image file names and the site's image frequencies."""
+        page = self._page(url, lang)
+        if page.images:
+            return
+        page.images = frozenset(images)
+        self.images.add(images, lang)
+
+    def add_fingerprint(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
+        """ILSP-FC 3.9: the main content's type/length fingerprint."""
+        self._page(url, lang).fingerprint = fingerprint(paragraphs)
+
+    def add_paragraph_hashes(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
+        """ILSP-FC 3.8: near-duplicates by paragraph hashes, per language."""
+        hashes = paragraph_hashes(paragraphs, lang)
+        if hashes:
+            self._near.setdefault(lang.split("-")[0], NearDuplicateIndex()).add(url, hashes)
+
+    def add(
+        self,
+        url: str,
+        lang: str,
+        outlinks: Sequence[Outlink],
+        images: Sequence[str],
+        paragraphs: Sequence[tuple[str, str, str]],
+    ) -> None:
+        """Everything at once (a resumed crawl's stored pages)."""
+        if url in self.pages:
+            return
+        self.add_url(url, lang)
+        self.add_links(url, lang, outlinks)
+        self.add_images(url, lang, images)
+        self.add_fingerprint(url, lang, paragraphs)
+        self.add_paragraph_hashes(url, lang, paragraphs)
+
+    def inlink_count(self, url: str, lang: str) -> int:
+        return self._inlinks.get((url, lang), 0)
+
+    def near_duplicates(self) -> dict[str, str]:
+        """Dropped page -> the page kept in its place, all languages."""
+        out: dict[str, str] = {}
+        for index in self._near.values():
+            out.update(index.duplicates())
+        return out
+
+    def critical_images(self, url: str) -> frozenset[str]:
+        page = self.pages.get(url)
+        if page is None:
+            return frozenset()
+        return frozenset(n for n in page.images if not self.images.is_common(n))
+
+    def linked_pairs(self) -> set[tuple[str, str]]:
+        """Page pairs that a link joins across languages (hreflang or any link): the candidates
+        link evidence can bring in besides the earlier filters'."""
+        out: set[tuple[str, str]] = set()
+        for page in self.pages.values():
+            for target, _text, _hreflang in page.links.links:
+                other = self.pages.get(target)
+                if other is not None and other.url != page.url and not same_language(page.lang, other.lang):
+                    out.add((min(page.url, other.url), max(page.url, other.url)))
+        return out

@@ -1,0 +1,197 @@
+"""The structure filter of Tomás et al., *WebMining*, section 2.2: the weighted edit distance
+between two pages' tag sequences under a threshold that grows with the page size
+(matchers.structure.edit_distance, matchers.structure.structure_threshold), then the correlation of the lengths of
+the text chunks the edit script aligns (matchers.structure.chunk_correlation).
+
+:func:`structure_filter` narrows a new page's candidate sets; it runs wherever the stage puts it
+(pipelines.structure_filter): in the structure worker process or in a thread of the crawl.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from matchers.site.page_index import CandidateSet, SiteIndex
+from matchers.structure.best_structure import pruning_limits
+from matchers.structure.chunk_correlation import batch_chunk_correlation
+from matchers.structure.edit_distance import SCALE
+from matchers.structure.structure_threshold import longer_length, scaled_limits, similarity
+from matchers.structure.tag_store import TagSequenceStore
+
+
+def structure_filter(
+    index: SiteIndex,
+    tokens: np.ndarray,
+    candidates: list[CandidateSet],
+    ratio: float,
+    min_correlation: float,
+    keep: int = 0,
+    *,
+    lang: str | None = None,
+    row: int | None = None,
+    margin: float | None = None,
+) -> None:
+    """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation.
+
+    With ``keep`` > 0 only the ``keep`` most similar candidates per language that pass both tests
+    are wanted (the store keeps no more), so the search is a best-k search (:func:`_best_k`):
+    once ``keep`` candidates have passed, a candidate is only compared under the distance that
+    would make it at least as similar as the ``keep``-th of them.  The result is that of
+    scoring every pair.
+
+    With ``margin`` set, ``lang`` the new page's language and ``row`` its row in that language's
+    index: an earlier page whose best candidate in ``lang`` so far has similarity ``s`` is only
+    compared under the distance that brings the new page within ``margin`` of ``s``
+    (matchers.structure.best_structure); afterwards the kept candidates raise both pages' records.  Both
+    run on the caller's thread, which must be the only one to call this for the index.
+    """
+    pruning = margin is not None and lang is not None
+    for cand in candidates:
+        other = index.index(cand.lang)
+        store = other.tags
+        other_len = store.lengths[cand.rows]
+        limits = scaled_limits(len(tokens), other_len, ratio)
+        search = limits.astype(np.int64)
+        if pruning:
+            best = other.best_structure.get(lang, cand.rows)
+            search = np.minimum(search, pruning_limits(best, longer_length(len(tokens), other_len), margin, SCALE))
+        if keep > 0:
+            dist, corr, chunks, good = _best_k(
+                store, tokens, cand.rows, other_len, search, min_correlation, keep, margin if pruning else None
+            )
+        else:
+            dist, corr, chunks, good = _all_within(store, tokens, cand.rows, search, min_correlation)
+        known = dist >= 0
+        structure = np.where(known, similarity(np.maximum(dist, 0), len(tokens), other_len), 0.0)
+        if keep and np.count_nonzero(good) > keep:
+            best_rows = np.flatnonzero(good)[np.argsort(-structure[good], kind="stable")][:keep]
+            good = np.zeros(len(cand), dtype=bool)
+            good[best_rows] = True
+        cand.add_scores(
+            edit_distance=np.where(known, dist / SCALE, np.nan),
+            structure_threshold=limits / SCALE,
+            structure=structure,
+            chunk_correlation=corr,
+            aligned_chunks=chunks,
+        )
+        cand.narrow(good)
+        if pruning and len(cand):
+            kept = cand.scores["structure"]
+            other.best_structure.raise_to(lang, cand.rows, kept)
+            if row is not None:
+                index.index(lang).best_structure.raise_to(cand.lang, np.array([row]), np.array([kept.max()]))
+
+
+_Scores = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _all_within(
+    store: TagSequenceStore, tokens: np.ndarray, rows: np.ndarray, limits: np.ndarray, min_correlation: float
+) -> _Scores:
+    """Distance of every row under its limit, correlation of every row within it."""
+    n = len(rows)
+    d = store.distances(tokens, rows, limits).astype(np.int64)
+    dist = np.where(d <= limits, d, -1)  # -1: not within the limit
+    corr = np.full(n, np.nan)
+    chunks = np.zeros(n, dtype=np.int64)
+    found = np.flatnonzero(dist >= 0)
+    corr[found], chunks[found] = batch_chunk_correlation(tokens, *store.arrays(), rows[found], dist[found])
+    good = (dist >= 0) & (np.isnan(corr) | (corr >= min_correlation))
+    return dist, corr, chunks, good
+
+
+def _best_k(
+    store: TagSequenceStore,
+    tokens: np.ndarray,
+    rows: np.ndarray,
+    lengths: np.ndarray,
+    limits: np.ndarray,
+    min_correlation: float,
+    keep: int,
+    margin: float | None = None,
+) -> _Scores:
+    """Enough of :func:`_all_within` to know the ``keep`` most similar rows that pass both tests.
+
+    Rows are compared in batches, lowest lower bound first, so that good candidates turn up
+    early.  Once ``keep`` rows have passed, the ``keep``-th of them (distance ``d_k``, longer
+    length ``T_k``) bounds the rest: row ``r`` (longer length ``T_r``) can only be at least as
+    similar if its distance is ``<= d_k * T_r / T_k`` (exact in integers, ties included), a
+    narrower band with an earlier exit for the DP and more rows cut by the lower bound.  On
+    templated sites most size-passing pairs lie near the threshold, so this is where the time
+    goes.  Correlations are computed most similar first, only for rows that can still enter the
+    best ``keep``.  Rows never compared keep distance -1.
+
+    With ``margin``, the new page's own best so far bounds the search the way an earlier page's
+    does in :func:`matchers.structure.best_structure.pruning_limits`: once a row with similarity ``s`` has
+    passed, only rows that can come within ``margin`` of ``s`` are compared, and of the rows
+    that pass, only those within ``margin`` of the best are kept.  With ``keep`` above 1 the
+    ``keep``-th row of a templated site is usually a same-template page near the threshold, so
+    the ``keep``-th alone barely narrows the search; the best usually is the translation, far
+    below it (docs/benchmarks.md (c), eighth session).
+    """
+    n = len(rows)
+    nq = len(tokens)
+    longer = longer_length(nq, lengths)
+    dist = np.full(n, -1, dtype=np.int64)
+    corr = np.full(n, np.nan)
+    chunks = np.zeros(n, dtype=np.int64)
+    good = np.zeros(n, dtype=bool)
+    flat, offsets = store.arrays()
+    lower = store.lower_bounds(tokens, rows)
+    order = np.argsort(lower, kind="stable")
+    order = order[lower[order] <= limits[order]]  # the others cannot come within their limit
+    kth: tuple[int, int, float] | None = None  # (distance, longer length, similarity) of the keep-th
+    best = 0.0  # similarity of the best row that passed both tests (0: none yet)
+    pending = np.zeros(0, dtype=np.int64)  # within the limit, correlation not computed yet
+    pos, size = 0, max(4 * keep, _FIRST_BATCH)
+    while pos < len(order):
+        batch = order[pos : pos + size]
+        pos, size = pos + size, 2 * size
+        lim = limits[batch]
+        if kth is not None or best > 0:
+            if kth is not None:
+                lim = np.minimum(lim, kth[0] * longer[batch] // kth[1])
+            if best > 0 and margin is not None:
+                lim = np.minimum(lim, _margin_limits(best, longer[batch], margin))
+            reach = lower[batch] <= lim
+            batch, lim = batch[reach], lim[reach]
+            if not len(batch):
+                continue
+        d = store.distances(tokens, rows[batch], lim).astype(np.int64)
+        hit = d <= lim
+        dist[batch[hit]] = d[hit]
+        pending = np.concatenate([pending, batch[hit]])
+        sims = similarity(dist[pending], nq, lengths[pending])
+        by_sim = np.argsort(-sims, kind="stable")
+        pending, sims = pending[by_sim], sims[by_sim]
+        i = 0
+        while i < len(pending) and (kth is None or sims[i] >= kth[2]):
+            if best > 0 and margin is not None and dist[pending[i]] > _margin_limits(best, longer[pending[i]], margin):
+                break  # sorted by similarity: the rest are further from the best
+            part = pending[i : i + keep]
+            i += keep
+            corr[part], chunks[part] = batch_chunk_correlation(tokens, flat, offsets, rows[part], dist[part])
+            good[part] = np.isnan(corr[part]) | (corr[part] >= min_correlation)
+            passed = np.flatnonzero(good)
+            if not len(passed):
+                continue
+            s = similarity(dist[passed], nq, lengths[passed])
+            best = max(best, float(s.max()))
+            if len(passed) >= keep:
+                k = int(np.argsort(-s, kind="stable")[keep - 1])
+                kth = (int(dist[passed[k]]), int(longer[passed[k]]), float(s[k]))
+        pending = pending[i:]
+    if best > 0 and margin is not None:
+        good &= dist <= _margin_limits(best, longer, margin)
+    return dist, corr, chunks, good
+
+
+def _margin_limits(best: float, longer: Any, margin: float) -> Any:
+    """Scaled distance under which a row comes within ``margin`` of similarity ``best``."""
+    return pruning_limits(np.full(np.shape(longer), best), np.asarray(longer), margin, SCALE)
+
+
+# The first batch of the best-k search: enough rows that `keep` good ones are usually among them.
+_FIRST_BATCH = 32
