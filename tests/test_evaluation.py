@@ -1,4 +1,4 @@
-"""``bitext eval``: page-pair precision/recall as /work/shared/bench/score.py, sentence scoring, errors."""
+"""``bitext eval``: page-pair precision/recall as ../shared/bench/score.py, sentence scoring, errors."""
 
 import json
 import subprocess
