@@ -1,15 +1,21 @@
 """(c) Crawl of a generated 10,000-page two-language site on loopback, matching off and on.
 
-Generates the site once, serves it from a separate process on 127.0.0.1, then runs
-`scrapy crawl site` in each mode, alternating, `--repeat` times each: ``off``
-(`BITEXT_ENABLED=False`), ``structure`` (the issue #2 stages: size, language, structure, then
-one-to-one resolution; `BITEXT_CONTENT_ENABLED=False BITEXT_EVIDENCE_ENABLED=False`),
-``evidence`` (those plus the site-level evidence and the decision at close; what ``structure``
-measured until the eighth session), ``on`` (every default stage, content filter included) and
-``on-inline`` (``on`` with ``BITEXT_PARSE_WORKERS=0``: pages parsed in the crawl process). It
-reports wall time, pages/s, each mode's time ratio to ``off`` and each crawl's peak memory
-(maximum resident set size of the crawl process, from wait4: the largest of the crawl process
-and its page-parse worker, not their sum).  CPU seconds include the worker's.
+Generates the site once (``bitext_spider.demo.site``, en and fr, one template, seed 21), serves
+it from a separate process on 127.0.0.1, then runs `scrapy crawl site` in each mode, alternating,
+`--repeat` times each (AutoThrottle off, 32 concurrent requests, SQLite):
+
+* ``off``: ``BITEXT_ENABLED=False``, the same crawl with every matching stage off;
+* ``structure``: the WebMining pipeline alone (size, language and structure filters, then the
+  one-to-one resolution; ``BITEXT_CONTENT_ENABLED=False BITEXT_EVIDENCE_ENABLED=False``);
+* ``evidence``: those plus the site-level evidence stages and the decision at close
+  (``BITEXT_CONTENT_ENABLED=False``);
+* ``on``: every default stage, content filter included;
+* ``on-inline``: ``on`` with ``BITEXT_PARSE_WORKERS=0`` (pages parsed in the crawl process).
+
+It reports each mode's median wall time, its ratio to ``off``, pages/s, CPU seconds (the crawl
+process and its workers) and peak memory (maximum resident set size from wait4: the largest of
+the crawl process and its workers, not their sum).  Only ratios of runs made side by side in one
+invocation compare: the same crawl's wall time varies from run to run on a shared machine.
 
     python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--modes off,structure,on] [--json]
 """

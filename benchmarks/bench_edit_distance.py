@@ -10,7 +10,7 @@ Measured:
   only.  It is *not* this metric (no cheap text-text substitution); it is only a speed reference
   for a well-optimized C++ edit distance.
 
-Pairs come from the W3C i18n mirror in ``<repo>/../shared/data/w3c-i18n/www`` when present:
+Pairs come from the W3C i18n mirror in ``../shared/data/w3c-i18n/www`` (next to the project) when present:
 (a) true translation pairs, the same file stem in two languages (``x.en.html`` / ``x.de.html``),
 (b) random cross-file pairs, (c) random cross-file pairs that pass the length check
 (``SCALE * |m - n| <= limit``), which is what reaches the kernel after the crawl's size filter.

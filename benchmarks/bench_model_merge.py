@@ -3,8 +3,8 @@
 Synthetic models of N entries over V words per side (keys drawn at random, Zipf-like counts),
 each built by :meth:`TranslationModel.add_counts`.  Measured, best of ``--repeat`` runs:
 
-* ``save_plain``: what a save costs when no other process wrote (and what every snapshot cost
-  before merging): ``to_bytes`` of the N-entry model;
+* ``save_plain``: what a save costs when no other process wrote: ``to_bytes`` of the N-entry
+  model;
 * ``save_merge``: a save that finds another process's training: ``from_bytes`` of the stored
   N-entry model, ``add_counts`` of a pending table of P entries (words in another id order),
   ``to_bytes`` of the sum (the database round trip excluded);

@@ -8,8 +8,8 @@ size-passing pairs, the rows the distance kernel computed, and the candidates ke
 
     python benchmarks/bench_structure_replay.py CRAWL.db [--margin 0.10] [--pages N]
 
-A database from the benchmark site: `scrapy crawl site` of `bench_crawl_overhead.py`'s site (or
-any site) with `-s BITEXT_CONTENT_ENABLED=False`.
+A database from the benchmark site: a structure-mode crawl of `bench_crawl_overhead.py`'s site
+(or of any site), made as docs/benchmarks.md shows ("Structure search").
 """
 
 from __future__ import annotations

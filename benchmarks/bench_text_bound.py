@@ -1,12 +1,12 @@
-"""A lower bound that was tried and not adopted: the edit distance of the text subsequences.
+"""A lower bound measured here and not used by the crawl: the edit distance of the text subsequences.
 
 Restricting an optimal edit script of two tag sequences to their ``<text_n>`` tokens gives an
 alignment of the two text-length sequences in which every text not matched to a text costs a full
 10 (it was deleted or replaced by a tag) and matched texts cost what they cost in the script, so
 the weighted distance of the text subsequences alone (same costs) is a lower bound of the full
 distance.  It is cheaper than the full banded DP (texts are about a quarter of the tokens), and on
-a one-template site, where the tag histogram bound is zero for most pairs, it looked like the way
-to reject unrelated pages before the full DP.  This script measures whether it does, on the same
+a one-template site, where the tag histogram bound is zero for most pairs, it could reject
+unrelated pages before the full DP.  This script measures whether it does, on the same
 set-up as ``bench_page_vs_index.py`` (5,000 earlier English pages of the generated one-template
 site, new French pages, the size filter's survivors, the default threshold):
 

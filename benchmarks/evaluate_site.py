@@ -1,9 +1,10 @@
 """Serve a test site, crawl it with the current code, score the pairs against its gold standard.
 
-    python benchmarks/evaluate_site.py ../shared/data/w3c-i18n [-s SETTING=VALUE ...] [--label NAME]
+    python benchmarks/evaluate_site.py ../shared/data/w3c-i18n [-s SETTING=VALUE ...] [--label NAME] [--keep DB]
 
 Uses ../shared/bench/serve.py and score.py (the site folder must have hosts.tsv, seeds.txt and
-gold.tsv), so the numbers are the ones docs/evaluation.md asks for. Prints score.py's report.
+gold.tsv), the scorer of docs/evaluation.md. Prints score.py's report and the crawl's wall time;
+``--keep`` keeps the crawl's SQLite database at that path (for ``evidence_table.py``).
 """
 
 from __future__ import annotations

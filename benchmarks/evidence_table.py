@@ -1,5 +1,5 @@
 """Each evidence source alone and the combined decision, on one crawl database, against a gold
-standard: the table issue #4 asks for.
+standard (the per-source tables of docs/evaluation.md).
 
     python benchmarks/evidence_table.py --db sqlite:///crawl.db --gold SITE/gold.tsv [--label NAME]
 

@@ -1,6 +1,6 @@
 """Measure the ILSP-FC pair-detector evidence on a test site, each evidence alone.
 
-    python benchmarks/ilsp_evidence_eval.py /work/shared/data/w3c-i18n [--repeated] [--out DIR]
+    python benchmarks/ilsp_evidence_eval.py ../shared/data/w3c-i18n [--repeated] [--out DIR]
 
 Papavassiliou et al., *ILSP-FC*, sections 3.8-3.9.  The site folder has ``hosts.tsv`` (folder ->
 base URL), ``pages.tsv`` (url, lang) and ``gold.tsv`` (lang1, url1, lang2, url2).  Each page is
@@ -15,7 +15,7 @@ read from disk, its main content extracted with :func:`matchers.page.main_conten
 * ``fp_paper``: 1 - fingerprint distance ratio, lengths compared exactly (the paper's definition);
 * ``fp_b<base>`` / ``fp_wb<base>``: the same with lengths in log buckets, plain or
   script-weighted characters;
-* ``fp_wt<tol>``: experiment, a Levenshtein DP (numba, here only) where two lengths match when the
+* ``fp_wt<tol>``: a variant measured here only, a Levenshtein DP (numba, here only) where two lengths match when the
   larger is at most ``tol`` times the smaller (script-weighted characters), no bucket edges;
 * ``para``: paragraph-count ratio; ``tok``: clean-text token-length ratio; ``fplen``: fingerprint
   length ratio (the SVM's first feature).
@@ -23,7 +23,7 @@ read from disk, its main content extracted with :func:`matchers.page.main_conten
 Reported: quantiles of each score on gold vs non-gold pairs, the ROC AUC (probability that a gold
 pair scores above a non-gold one, ties counting half), and P/R/F1 when pairs above a threshold
 are taken best score first, one partner per page and other language (the rule of
-``shared/bench/score.py``; ties broken by URL, never by the gold standard).  The best threshold's
+``../shared/bench/score.py``; ties broken by URL, never by the gold standard).  The best threshold's
 predictions are written to ``--out`` and scored by ``score.py`` as a cross-check.  Finally the
 near-duplicate groups of :class:`matchers.site.near_duplicates.NearDuplicateIndex` per language
 (with ``--dedup`` the pages it drops are not counted in the image frequencies).
@@ -143,7 +143,7 @@ def load_pages(langs: dict[str, str], files: dict[str, Path], repeated: bool) ->
 
 @numba.njit(cache=True)
 def tolerant_distance(a: np.ndarray, b: np.ndarray, tol: float) -> int:
-    """Levenshtein with a length matching a length when max/min <= tol (experiment only)."""
+    """Levenshtein with a length matching a length when max/min <= tol (measured here, not used by the crawl)."""
     n, m = a.size, b.size
     prev = np.arange(m + 1)
     cur = np.empty(m + 1, dtype=prev.dtype)

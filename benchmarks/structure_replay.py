@@ -13,8 +13,11 @@ structure filter (best-k search with best-so-far pruning, default settings).  Co
   and of all tags (an edit script restricted to a set of token types is an alignment of those
   subsequences at no more cost, so each is a lower bound).
 
-    python benchmarks/structure_replay.py /tmp/structure.db
-    python benchmarks/structure_replay.py /tmp/structure.db --bounds --sample 3000 --every 10
+    python benchmarks/structure_replay.py structure.db [-s NAME=VALUE ...]
+    python benchmarks/structure_replay.py structure.db --bounds --sample 3000 --every 10
+
+``structure.db``: a structure-mode crawl of benchmark (c)'s site, made as docs/benchmarks.md shows
+("Structure search").
 """
 
 from __future__ import annotations

@@ -131,8 +131,9 @@ def test_matching_off_crawls_the_same_pages(site, crawled, tmp_path):
 
 
 def test_evidence_and_content_off_resolve_on_structure(site, tmp_path):
-    """Issue #2's pipeline alone: no site-evidence stage, no decision at close; the candidates
-    are resolved one-to-one on their structure similarity."""
+    """The WebMining pipeline alone (size, language and structure filters): no site-evidence
+    stage, no decision at close; the candidates are resolved one-to-one on their structure
+    similarity."""
     from matchers.site.one_to_one import Scored, resolve_one_to_one
 
     db = f"sqlite:///{tmp_path / 'structure.db'}"

@@ -24,7 +24,6 @@ from matchers.content.dictionary_filter import (
 
 SHARED_DICS = [
     Path(__file__).resolve().parents[2] / "shared" / "data" / "dics",
-    Path("/work/shared/data/dics"),
 ]
 
 EN_DE = """en\tde

@@ -1,4 +1,4 @@
-"""``bitext eval``: page-pair precision/recall as /work/shared/bench/score.py, sentence scoring, errors."""
+"""``bitext eval``: page-pair precision/recall as ../shared/bench/score.py, sentence scoring, errors."""
 
 import json
 import subprocess
@@ -12,7 +12,8 @@ from bitext_spider.commands.cli import main as bitext_main
 from bitext_spider.commands.evaluation import LinkedPair, score_pairs, score_sentences
 from bitext_spider.store.models import PageRow, PairRow, SentenceRow, SiteRow, make_engine
 
-SCORE_PY = Path("/work/shared/bench/score.py")
+# The shared scorer, ../shared/bench/score.py next to the project.
+SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "bench" / "score.py"
 
 URLS = ["en1", "fr1", "en2", "fr2", "en3", "fr3", "de1", "en5", "es5"]
 # (url1, url2, score) of the final pairs; en1-fr2 breaks the one-to-one rule (en1 has a French partner)
@@ -133,7 +134,7 @@ def test_score_functions_directly():
     assert score_sentences([("a  b", "c")], [("c", "a b"), ("c", "d")]).as_dict()["tp"] == 1
 
 
-@pytest.mark.skipif(not SCORE_PY.exists(), reason="needs /work/shared/bench/score.py")
+@pytest.mark.skipif(not SCORE_PY.exists(), reason="needs ../shared/bench/score.py")
 @pytest.mark.parametrize(
     "extra", [[], ["--crawled"], ["--langs", "en,fr"], ["--crawled", "--langs", "de,en"]]
 )

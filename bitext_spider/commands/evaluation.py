@@ -1,7 +1,7 @@
 """Precision and recall ("coverage") of the crawl against a manually built reference corpus.
 
 The evaluation module of Tomás et al. (*WebMining*, section 2).  Page pairs are scored with the
-rules of ``/work/shared/bench/score.py``, so both give the same numbers on the same pairs:
+rules of the shared scorer ``../shared/bench/score.py``, so both give the same numbers on the same pairs:
 
 - pairs are unordered, and language pairs are reported by the gold standard's language labels;
 - predictions are read best score first and, as in the WMT16 document-alignment task, one is

@@ -15,7 +15,7 @@ has passed with similarity ``s``, only candidates within ``margin`` of ``s`` are
 The margin keeps the near-ties, which the decision at close may still order the other way on
 content, link or image evidence.  On the development site and the generated one, no final pair
 had a lower structure similarity than its older page's best candidate at the time its newer page
-arrived (docs/benchmarks.md (c)), so the margin is a safety allowance, not a tuned value.
+arrived (docs/design.md), so the margin is a safety allowance, not a tuned value.
 
 The record belongs to the structure filter's single thread: only that thread reads or writes it,
 in the order the pages are filtered, so the outcome does not depend on thread timing.  Rows

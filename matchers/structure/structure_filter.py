@@ -129,7 +129,7 @@ def _best_k(
     that pass, only those within ``margin`` of the best are kept.  With ``keep`` above 1 the
     ``keep``-th row of a templated site is usually a same-template page near the threshold, so
     the ``keep``-th alone barely narrows the search; the best usually is the translation, far
-    below it (docs/benchmarks.md (c), eighth session).
+    below it (docs/benchmarks.md, "Structure search").
     """
     n = len(rows)
     nq = len(tokens)

@@ -2,7 +2,7 @@
 
 Each page is encoded and histogrammed once, when it is added; comparing a new page against many
 stored ones is then a single parallel numba call over one flat token array, with no per-pair
-Python work (PERF-NOTES: one flat int32 array with offsets, histograms computed once).
+Python work.
 
 Memory: 4 bytes per stored token in the flat array, which grows by doubling, so up to 8 bytes
 per token right after a doubling; plus, per stored sequence, 8 bytes of offset, 8 bytes of
