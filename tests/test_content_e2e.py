@@ -16,6 +16,9 @@ from bitext_spider.demo.site import generate_site
 from bitext_spider.store.corpus_export import validate_tmx
 from bitext_spider.store.database import Store
 
+# Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def two_templates(tmp_path_factory):

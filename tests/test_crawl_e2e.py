@@ -17,6 +17,9 @@ from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 from bitext_spider.store.database import Store
 
+# Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 FAST = ["-s", "AUTOTHROTTLE_START_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", "BITEXT_LOGSTATS_INTERVAL=1"]
 

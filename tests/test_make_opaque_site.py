@@ -292,6 +292,7 @@ def test_language_named_assets_links_and_metas(tmp_path):
     assert (www / b.lstrip("/")).read_text() == f"<html><body><a href='{a}'>A</a></body></html>"
 
 
+@pytest.mark.slow
 def test_crawl_of_the_opaque_site_still_pairs_pages(sites, tmp_path):
     info, site = sites
     db = f"sqlite:///{tmp_path / 'opaque.db'}"

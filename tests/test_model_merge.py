@@ -397,6 +397,7 @@ def _two_processes_fold(url: str) -> None:
         store.close()
 
 
+@pytest.mark.slow
 def test_two_processes_fold_into_one_sqlite_database(tmp_path) -> None:
     _two_processes_fold(_sqlite(tmp_path))
 
@@ -412,6 +413,7 @@ def pg_url(pg_server):
     return create_database(pg_server)
 
 
+@pytest.mark.slow
 def test_replace_model_is_a_compare_and_set_on_postgresql(pg_url) -> None:
     _check_compare_and_set(pg_url)
 
@@ -420,5 +422,6 @@ def test_site_rows_are_compare_and_set_and_a_fold_is_all_or_nothing_on_postgresq
     _check_site_rows_and_fold(pg_url)
 
 
+@pytest.mark.slow
 def test_two_processes_fold_into_one_postgresql_database(pg_url) -> None:
     _two_processes_fold(pg_url)

@@ -202,6 +202,7 @@ def rows(db: str) -> dict[str, list]:
         con.close()
 
 
+@pytest.mark.slow
 def test_crawl_with_a_worker_stores_what_a_crawl_without_one_stores(tmp_path):
     """The demo site, one page at a time (so pages arrive in the same order).
 

@@ -34,6 +34,9 @@ from bitext_spider.store.models import (
     upgrade,
 )
 
+# Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def pg_server():

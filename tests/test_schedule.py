@@ -16,6 +16,9 @@ from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 from bitext_spider.store.database import Store
 
+# Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
+pytestmark = pytest.mark.slow
+
 FAST = ["-s", "AUTOTHROTTLE_START_DELAY=0", "-s", "LOG_LEVEL=INFO"]
 # Pages in one order per site (a site's pairs depend on its pages' order, not on other sites').  The
 # content filter is on, with a model that counts as trained after 20 sentence pairs, so that on

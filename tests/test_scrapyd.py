@@ -21,6 +21,9 @@ from test_crawl_e2e import ROOT, gold_of, pairs_of, stat
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 
+# Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
+pytestmark = pytest.mark.slow
+
 PROJECT = "bitext_spider"  # scrapy.cfg [deploy] project
 SPIDER = "site"
 FAST = ["AUTOTHROTTLE_START_DELAY=0", "LOG_LEVEL=INFO", "BITEXT_LOGSTATS_INTERVAL=1"]
