@@ -1,4 +1,10 @@
-"""``BITEXT_*`` settings parsed once into a typed, immutable config.
+"""``BITEXT_*`` settings declared once and parsed into a typed, immutable config.
+
+Each field of :class:`BitextConfig` is one setting: its name is ``BITEXT_`` + the field name in
+capitals, its type the field's annotation, and :func:`setting` records its default, its meaning
+and the values it accepts.  Parsing (:meth:`BitextConfig.from_settings`), validation and the
+reference page ``docs/settings.md`` (``python -m bitext_spider.reference``) are all derived
+from these declarations, so a new setting is one new field.
 
 Tests build a :class:`BitextConfig` directly (``BitextConfig()`` or ``BitextConfig.from_settings``
 with a plain dict); components get it from the crawler with ``BitextConfig.from_crawler``.
@@ -6,16 +12,32 @@ with a plain dict); components get it from the crawler with ``BitextConfig.from_
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
-from typing import Any
-
-from scrapy.settings import BaseSettings
+import dataclasses
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from matchers.page.lang_codes import primary_subtag
 from matchers.page.language_id import MAX_CHARS
-from matchers.page.outlinks import scrapy_ignored_extensions
-from matchers.page.page_parse import ParseOptions
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+    from matchers.page.page_parse import ParseOptions
+
+PREFIX = "BITEXT_"
+
+# Sections of docs/settings.md, in the order they are listed there.
+GROUPS = (
+    "Crawl and storage",
+    "Language identification",
+    "Size and structure filters",
+    "Content filter",
+    "Dictionary filter",
+    "Site-level evidence and decision",
+    "Performance",
+)
 
 
 def parse_langs(value: Any) -> frozenset[str] | None:
@@ -33,191 +55,297 @@ def base_lang(code: str) -> str:
 
 
 @dataclass(frozen=True)
-class BitextConfig:
-    """Every setting the bitext components read; the table is in README.md."""
+class Setting:
+    """One ``BITEXT_*`` setting as documented: what :func:`setting` declared, plus its field."""
 
-    enabled: bool = True
-    langs: frozenset[str] | None = None
-    db_url: str = "sqlite:///bitext.db"
-    max_pages_per_site: int = 0
+    name: str
+    field: str
+    type: str
+    default: Any
+    meaning: str
+    group: str
+    shown_type: str
+    shown_default: str
+    low: float | None
+    high: float | None
+    low_open: bool
+    parse: Callable[[Any], Any] | None
+
+    def check(self, value: Any) -> None:
+        """Raise ValueError when ``value`` is outside the declared range."""
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            raise ValueError(f"{self.name} must be {self.range_text()}, got {value}")
+        if self.high is not None and value > self.high:
+            raise ValueError(f"{self.name} must be {self.range_text()}, got {value}")
+
+    def range_text(self) -> str:
+        """The accepted values in words: ``between 0 and 1``, ``>= 0``, ``in (0, 1]``."""
+        if self.low is not None and self.high is not None:
+            if self.low_open:
+                return f"in ({_num(self.low)}, {_num(self.high)}]"
+            return f"between {_num(self.low)} and {_num(self.high)}"
+        if self.low is not None:
+            return f"{'>' if self.low_open else '>='} {_num(self.low)}"
+        if self.high is not None:
+            return f"<= {_num(self.high)}"
+        return ""
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def setting(
+    default: Any,
+    meaning: str,
+    *,
+    group: str,
+    shown_type: str | None = None,
+    shown_default: str | None = None,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    parse: Callable[[Any], Any] | None = None,
+) -> Any:
+    """Declare a :class:`BitextConfig` field as a setting.
+
+    ``meaning`` is the reference text (Markdown); ``low``/``high`` bound accepted values
+    (``low_open``: the bound itself is not accepted); ``parse`` turns a raw setting value into the
+    field's value when the type alone does not say how; ``shown_type``/``shown_default`` replace
+    what the reference shows for the type and the default.
+    """
+    if group not in GROUPS:
+        raise ValueError(f"unknown settings group {group!r}")
+    meta = {"meaning": meaning, "group": group, "shown_type": shown_type, "shown_default": shown_default,
+            "low": low, "high": high, "low_open": low_open, "parse": parse}
+    return dataclasses.field(default=default, metadata={"bitext": meta})
+
+
+_CRAWL = "Crawl and storage"
+_LANG = "Language identification"
+_PAGE = "Size and structure filters"
+_CONTENT = "Content filter"
+_DICT = "Dictionary filter"
+_EVIDENCE = "Site-level evidence and decision"
+_PERF = "Performance"
+
+
+@dataclass(frozen=True)
+class BitextConfig:
+    """Every setting the bitext components read (reference: docs/settings.md)."""
+
+    enabled: bool = setting(
+        True, "Matching stages on or off. Off, the spider crawls and stores the same pages with "
+        "every matching stage off, for overhead measurements.", group=_CRAWL)
+    langs: frozenset[str] | None = setting(
+        None, "Languages of interest, comma-separated (`en,fr`); regional tags fold to their base "
+        "language. Pages in other languages are stored but never paired. Also `-a langs=`.",
+        group=_CRAWL, shown_type="languages", shown_default="unset (every language)", parse=parse_langs)
+    db_url: str = setting(
+        "sqlite:///bitext.db", "Database of the crawl: any SQLAlchemy URL (`postgresql+psycopg://...` "
+        "for several nodes, docs/deploy.md). A relative SQLite path is relative to the working "
+        "directory.", group=_CRAWL, shown_type="SQLAlchemy URL")
+    max_pages_per_site: int = setting(
+        0, "HTML pages taken per site (0: no cap); pages stored by an earlier run of a resumed "
+        "crawl count. With a cap the progress line shows an ETA.", group=_CRAWL, low=0)
     # Size filter (Tomás et al., section 4): largest relative difference allowed.
-    size_file_tolerance: float = 0.30
-    size_tags_tolerance: float = 0.20
-    size_paragraphs_tolerance: float = 0.40
+    size_file_tolerance: float = setting(
+        0.30, "Largest relative difference of file sizes (in bytes or in characters, the closer) "
+        "of a candidate pair.", group=_PAGE, low=0, high=1)
+    size_tags_tolerance: float = setting(
+        0.20, "Largest relative difference of tag counts of a candidate pair.", group=_PAGE, low=0, high=1)
+    size_paragraphs_tolerance: float = setting(
+        0.40, "Largest relative difference of paragraph counts of a candidate pair.",
+        group=_PAGE, low=0, high=1)
     # Structure filter: the edit-distance threshold is this fraction of the longer tag sequence.
-    structure_max_ratio: float = 0.30
+    structure_max_ratio: float = setting(
+        0.30, "Edit-distance threshold of the structure filter, as a fraction of the longer tag "
+        "sequence.", group=_PAGE, low=0, high=1, low_open=True)
     # ... and the aligned text chunks' lengths must correlate at least this much (STRAND's r).
-    structure_min_correlation: float = 0.50
+    structure_min_correlation: float = setting(
+        0.50, "Smallest correlation of the lengths of aligned text chunks.", group=_PAGE)
     # An earlier page is only compared under the distance that brings a new page within this
     # margin of the similarity of its best candidate so far in the new page's language
     # (matchers.structure.best_structure), and a new page keeps only candidates within it of its own best;
     # 1 compares every size-passing pair under the full threshold.
-    structure_best_margin: float = 0.05
+    structure_best_margin: float = setting(
+        0.05, "Compare an earlier page only within this margin of the new page's best structure "
+        "similarity so far in its language, and keep a new page's candidates only within this "
+        "margin of its best (1: off; docs/design.md).", group=_PAGE, low=0, high=1)
     # Run the structure filter in a process of its own (pipelines.structure_filter) rather than
     # in a thread of the crawl process, whose GIL the reactor keeps busy.
-    structure_worker: bool = True
-    max_tag_tokens: int = 30000
+    structure_worker: bool = setting(
+        True, "Run the structure filter in a worker process of its own (off: in a thread of the "
+        "crawl process).", group=_PERF)
+    max_tag_tokens: int = setting(
+        30000, "Pages with a longer tag sequence are stored but not compared.", group=_PAGE)
     # Candidates kept per page and other language, best first (0 = all): a page pairs with one
     # page per language, so the long tail of a templated site only costs storage and time.
-    max_candidates_per_lang: int = 5
+    max_candidates_per_lang: int = setting(
+        5, "Candidates kept per page and other language, best first (0: all).", group=_PAGE)
     # Content filter (Tomás et al., section 2.3): sentence alignment scored by an IBM-1 model
     # trained on the fly.  A candidate passes when at least ``content_min_share`` of its
     # alignment's beads have a translation probability above ``content_sentence_threshold``.
-    content_enabled: bool = True
+    content_enabled: bool = setting(
+        True, "Content filter (sentence alignment under a translation model trained during the "
+        "crawl) on or off.", group=_CONTENT)
     # Site-level evidence (URL pairing keys, links, images, fingerprints, near duplicates; the
     # stages pipelines.evidence.EvidenceStage marks).  With it and the content filter both off
     # there is nothing for the decision at close to weigh, and the candidates are resolved
-    # one-to-one on the page filters' scores alone: the WebMining pipeline of issue #2.
-    evidence_enabled: bool = True
-    content_sentence_threshold: float = 0.5
-    content_min_share: float = 0.30
+    # one-to-one on the page filters' scores alone: the WebMining pipeline.
+    evidence_enabled: bool = setting(
+        True, "Site-level evidence on or off: the URL-key, link, image, fingerprint and "
+        "near-duplicate stages. With this and `BITEXT_CONTENT_ENABLED` both off the decision at "
+        "close is off too and candidates are resolved on the page filters' scores alone.",
+        group=_EVIDENCE)
+    content_sentence_threshold: float = setting(
+        0.5, "An aligned sentence pair counts as translated above this probability.",
+        group=_CONTENT, low=0, high=1)
+    content_min_share: float = setting(
+        0.30, "Share of translated sentence pairs a candidate that passed the structure filter "
+        "needs (scaled by the maturity of the language pair's model).", group=_CONTENT, low=0, high=1)
     # The model counts as trained for a language pair after this many aligned sentence pairs;
     # until then only candidates that passed the structure filter can be accepted (section 2.3:
     # "setting very restricted thresholds in previous filters, until ... a good estimation").
-    content_mature_sentences: int = 300
+    content_mature_sentences: int = setting(
+        300, "Sentence pairs a language pair's model must have seen before content may pair pages "
+        "alone.", group=_CONTENT)
     # Pages with fewer main-content sentences give no content evidence either way (a title alone
     # matches any title); a pair found on content alone needs this many well-aligned sentences.
-    content_min_sentences: int = 3
+    content_min_sentences: int = setting(
+        3, "Pages with fewer main-content sentences give no content evidence.", group=_CONTENT)
     # ... and with this on, such a page is not paired at all: a pair without main content (site
     # maps, link listings) adds nothing to a corpus, and structure alone pairs them by template.
-    content_required: bool = True
-    content_rescue_min_sentences: int = 5
+    content_required: bool = setting(
+        True, "Pages without content evidence (site maps, link listings) are not paired.",
+        group=_CONTENT)
+    content_rescue_min_sentences: int = setting(
+        5, "Well-aligned sentences a pair found on content alone needs.", group=_CONTENT)
     # Once trained, up to this many pages per other language that failed the size/structure
     # filters (closest main-content length first) are checked on content alone, which must then
     # reach ``content_rescue_min_share``.
-    content_rescue_candidates: int = 3
+    content_rescue_candidates: int = setting(
+        3, "Pages per other language checked on content alone at close (closest main-content "
+        "length first) for pages the earlier filters found no candidate for (0: off).", group=_CONTENT)
     # ... at close, with the final models (the close sweep), and with this on also as each page
     # arrives.  Off by default: at arrival a page's translation has often not been fetched yet,
     # so most of those checks align unrelated pages (on a generated 3,183-page site 4,600 checks
     # found 2 pages, which the close sweep finds as well; docs/benchmarks.md (c)).
-    content_rescue_at_arrival: bool = False
-    content_rescue_min_share: float = 0.60
-    content_rescue_max_length_diff: float = 0.40
+    content_rescue_at_arrival: bool = setting(
+        False, "Also run that content-only search as each page arrives (docs/design.md).",
+        group=_CONTENT)
+    content_rescue_min_share: float = setting(
+        0.60, "Share of translated sentence pairs a pair found on content alone needs.",
+        group=_CONTENT, low=0, high=1)
+    content_rescue_max_length_diff: float = setting(
+        0.40, "Largest relative difference of main-content lengths for a content-only check.",
+        group=_CONTENT)
     # Aligned pairs whose share reaches this train the model (one pair per page and language).
-    content_train_min_share: float = 0.50
-    content_model_save_interval: float = 30.0
+    content_train_min_share: float = setting(
+        0.50, "An accepted pair trains the translation model only above this share.",
+        group=_CONTENT, low=0, high=1)
+    content_model_save_interval: float = setting(
+        30.0, "Seconds between saves of each site's training of a translation model (and at "
+        "close); a resumed site starts from it.", group=_CONTENT)
     # Fold this crawl's sites' training into the stored models at close (bitext schedule turns it
     # off on its nodes and folds once every job has ended; bitext_spider.store.model_registry).
-    content_model_fold: bool = True
+    content_model_fold: bool = setting(
+        True, "At close, fold the sites' training into the stored per-language-pair models that "
+        "later crawls start from (`bitext schedule` sets it off on its nodes and folds when all "
+        "jobs have ended; `bitext db fold` does it by hand).", group=_CONTENT)
     # Paragraph text on at least this many pages (and this share of the site) is boilerplate.
-    boilerplate_min_pages: int = 3
-    boilerplate_min_share: float = 0.20
+    boilerplate_min_pages: int = setting(
+        3, "A paragraph on at least this many pages (and `BITEXT_BOILERPLATE_MIN_SHARE` of a "
+        "language's pages) is boilerplate.", group=_CONTENT)
+    boilerplate_min_share: float = setting(
+        0.20, "Share of a language's pages a paragraph must be on to be boilerplate.",
+        group=_CONTENT, low=0, high=1)
     # Dictionary filter (Tsvetkov & Wintner, section 3.2.2), on when a dictionary file is named.
-    dictionary: str = ""
-    dictionary_threshold_1: float = 0.30
-    dictionary_threshold_2: float = 0.30
-    dictionary_drop_ambiguous: bool = True
+    dictionary: str = setting(
+        "", "Bitextor-format dictionary (an `l1<TAB>l2` header, then word pairs) for the PCB "
+        "filter; the filter is on when it is set.", group=_DICT, shown_type="path", shown_default="unset")
+    dictionary_threshold_1: float = setting(
+        0.30, "PCB threshold for the dictionary's first language.", group=_DICT)
+    dictionary_threshold_2: float = setting(
+        0.30, "PCB threshold for the dictionary's second language.", group=_DICT)
+    dictionary_drop_ambiguous: bool = setting(
+        True, "At close, drop a page with more than one accepted counterpart, with all its "
+        "candidates.", group=_DICT)
     # URL pairing keys (Kit & Ng): a key needs this share of the site's URLs.
-    url_key_share: float = 0.10
+    url_key_share: float = setting(
+        0.10, "Share of the site's URLs a URL pairing key needs.", group=_EVIDENCE)
     # Unsupervised structure thresholds (Jangeldin & Assylbekov, Algorithm 1), per site and
     # language pair once it has this many candidates.
-    threshold_step: float = 0.01
-    threshold_delta: float = 0.01
-    threshold_min_pairs: int = 100
-    lang_min_confidence: float = 0.40
-    lang_min_words: int = 3
+    threshold_step: float = setting(
+        0.01, "Step of the unsupervised structure threshold search (Algorithm 1).", group=_EVIDENCE)
+    threshold_delta: float = setting(
+        0.01, "Smallest relative growth that moves the unsupervised structure threshold on.",
+        group=_EVIDENCE)
+    threshold_min_pairs: int = setting(
+        100, "Candidates of a language pair on a site before the unsupervised threshold replaces "
+        "the fixed structure threshold at close.", group=_EVIDENCE)
+    lang_min_confidence: float = setting(
+        0.40, "Below this confidence a page's language is `und`.", group=_LANG)
+    lang_min_words: int = setting(3, "Pages with fewer words get the language `und`.", group=_LANG)
     # Characters of a page's text (from its start) that fastText reads.  Its cost is linear in
     # them, about a third of a page's parse at 1,500; but fewer leave short or unaccented pages
     # under BITEXT_LANG_MIN_CONFIDENCE (on the W3C pages: 4 at 500, 1 at 800, none at 1,000-2,000;
-    # docs/benchmarks.md (c), ninth session).
-    lang_max_chars: int = MAX_CHARS
-    logstats_interval: float = 30.0
+    # docs/benchmarks.md (c)).
+    lang_max_chars: int = setting(
+        MAX_CHARS, "Characters of a page's text, from its start, that fastText reads (fewer: "
+        "faster, but short pages fall under the confidence).", group=_LANG, low=1)
+    logstats_interval: float = setting(
+        30.0, "Seconds between `bitext:` progress lines (0: none).", group=_CRAWL)
     # Python's GIL switch interval while crawling (seconds; 0 leaves Python's 5 ms): the reactor
     # thread is CPU-bound and the structure/writer threads hop in and out of nogil code, and at
     # 5 ms every hop forces the reactor to hand the GIL over (docs/benchmarks.md).
-    gil_switch_interval: float = 0.05
+    gil_switch_interval: float = setting(
+        0.05, "Python's GIL switch interval in seconds during a crawl with matching on (0: "
+        "Python's default).", group=_PERF)
     # Worker processes that parse pages (decode, linearize, language, links, main content) off
     # the reactor's GIL (pipelines.page_parse); 0 parses in the crawl process.  One keeps the
     # pages in arrival order; more may reorder them, as concurrent downloads already do.
-    parse_workers: int = 1
+    parse_workers: int = setting(
+        1, "Worker processes that parse pages (decode, tag sequence, language, the links the "
+        "spider follows, main content) off the crawl process's GIL (0: in the crawl process).",
+        group=_PERF, low=0)
     # Seconds a worker may spend on one page (0: no limit).  A page that takes longer (a parser
     # stuck on pathological markup) is dropped with a message and the worker is replaced.
-    parse_timeout: float = 60.0
-    writer_batch: int = 200
-    writer_backlog: int = 2000
-    writer_interval: float = 0.5
+    parse_timeout: float = setting(
+        60.0, "Seconds a page may take in a parse worker, from when it is sent (0: no limit); a "
+        "page over it is dropped with a message (its links are not followed) and the worker "
+        "replaced.", group=_PERF, low=0)
+    writer_batch: int = setting(200, "Pages committed to the database in one batch.", group=_PERF)
+    writer_backlog: int = setting(
+        2000, "Pages waiting for the database before the crawl waits too.", group=_PERF)
+    writer_interval: float = setting(
+        0.5, "Longest time in seconds a page waits before its batch is committed.", group=_PERF)
 
-    _SETTING_NAMES = {
-        "enabled": "BITEXT_ENABLED",
-        "langs": "BITEXT_LANGS",
-        "db_url": "BITEXT_DB_URL",
-        "max_pages_per_site": "BITEXT_MAX_PAGES_PER_SITE",
-        "size_file_tolerance": "BITEXT_SIZE_FILE_TOLERANCE",
-        "size_tags_tolerance": "BITEXT_SIZE_TAGS_TOLERANCE",
-        "size_paragraphs_tolerance": "BITEXT_SIZE_PARAGRAPHS_TOLERANCE",
-        "structure_max_ratio": "BITEXT_STRUCTURE_MAX_RATIO",
-        "structure_min_correlation": "BITEXT_STRUCTURE_MIN_CORRELATION",
-        "structure_best_margin": "BITEXT_STRUCTURE_BEST_MARGIN",
-        "structure_worker": "BITEXT_STRUCTURE_WORKER",
-        "max_tag_tokens": "BITEXT_MAX_TAG_TOKENS",
-        "max_candidates_per_lang": "BITEXT_MAX_CANDIDATES_PER_LANG",
-        "content_enabled": "BITEXT_CONTENT_ENABLED",
-        "evidence_enabled": "BITEXT_EVIDENCE_ENABLED",
-        "content_sentence_threshold": "BITEXT_CONTENT_SENTENCE_THRESHOLD",
-        "content_min_share": "BITEXT_CONTENT_MIN_SHARE",
-        "content_mature_sentences": "BITEXT_CONTENT_MATURE_SENTENCES",
-        "content_min_sentences": "BITEXT_CONTENT_MIN_SENTENCES",
-        "content_required": "BITEXT_CONTENT_REQUIRED",
-        "content_rescue_min_sentences": "BITEXT_CONTENT_RESCUE_MIN_SENTENCES",
-        "content_rescue_candidates": "BITEXT_CONTENT_RESCUE_CANDIDATES",
-        "content_rescue_at_arrival": "BITEXT_CONTENT_RESCUE_AT_ARRIVAL",
-        "content_rescue_min_share": "BITEXT_CONTENT_RESCUE_MIN_SHARE",
-        "content_rescue_max_length_diff": "BITEXT_CONTENT_RESCUE_MAX_LENGTH_DIFF",
-        "content_train_min_share": "BITEXT_CONTENT_TRAIN_MIN_SHARE",
-        "content_model_save_interval": "BITEXT_CONTENT_MODEL_SAVE_INTERVAL",
-        "content_model_fold": "BITEXT_CONTENT_MODEL_FOLD",
-        "boilerplate_min_pages": "BITEXT_BOILERPLATE_MIN_PAGES",
-        "boilerplate_min_share": "BITEXT_BOILERPLATE_MIN_SHARE",
-        "dictionary": "BITEXT_DICTIONARY",
-        "dictionary_threshold_1": "BITEXT_DICTIONARY_THRESHOLD_1",
-        "dictionary_threshold_2": "BITEXT_DICTIONARY_THRESHOLD_2",
-        "dictionary_drop_ambiguous": "BITEXT_DICTIONARY_DROP_AMBIGUOUS",
-        "url_key_share": "BITEXT_URL_KEY_SHARE",
-        "threshold_step": "BITEXT_THRESHOLD_STEP",
-        "threshold_delta": "BITEXT_THRESHOLD_DELTA",
-        "threshold_min_pairs": "BITEXT_THRESHOLD_MIN_PAIRS",
-        "lang_min_confidence": "BITEXT_LANG_MIN_CONFIDENCE",
-        "lang_min_words": "BITEXT_LANG_MIN_WORDS",
-        "lang_max_chars": "BITEXT_LANG_MAX_CHARS",
-        "logstats_interval": "BITEXT_LOGSTATS_INTERVAL",
-        "gil_switch_interval": "BITEXT_GIL_SWITCH_INTERVAL",
-        "parse_workers": "BITEXT_PARSE_WORKERS",
-        "parse_timeout": "BITEXT_PARSE_TIMEOUT",
-        "writer_batch": "BITEXT_WRITER_BATCH",
-        "writer_backlog": "BITEXT_WRITER_BACKLOG",
-        "writer_interval": "BITEXT_WRITER_INTERVAL",
-    }
+    @classmethod
+    def settings(cls) -> tuple[Setting, ...]:
+        """Every setting, in declaration order."""
+        return _declared(cls)
 
     @classmethod
     def setting_names(cls) -> Mapping[str, str]:
-        return dict(cls._SETTING_NAMES)  # type: ignore[arg-type]
+        """Field name -> setting name."""
+        return {s.field: s.name for s in cls.settings()}
 
     @classmethod
     def from_settings(cls, settings: BaseSettings | Mapping[str, Any]) -> BitextConfig:
+        # Imported here, like ParseOptions below: the CLI reads defaults from this module.
+        from scrapy.settings import BaseSettings
+
         if not isinstance(settings, BaseSettings):
             settings = BaseSettings(dict(settings))
         kwargs: dict[str, Any] = {}
-        defaults = cls()
-        for f in fields(cls):
-            if f.name.startswith("_"):
+        for s in cls.settings():
+            if s.name not in settings or settings.get(s.name) is None:
                 continue
-            name = cls._SETTING_NAMES[f.name]  # type: ignore[index]
-            if name not in settings or settings.get(name) is None:
-                continue
-            default = getattr(defaults, f.name)
             try:
-                if f.name == "langs":
-                    kwargs[f.name] = parse_langs(settings.get(name))
-                elif isinstance(default, bool):
-                    kwargs[f.name] = settings.getbool(name)
-                elif isinstance(default, int):
-                    kwargs[f.name] = settings.getint(name)
-                elif isinstance(default, float):
-                    kwargs[f.name] = settings.getfloat(name)
-                else:
-                    kwargs[f.name] = str(settings.get(name))
+                kwargs[s.field] = _READERS[s.type](settings, s) if s.parse is None else s.parse(settings.get(s.name))
             except (TypeError, ValueError) as exc:
-                raise ValueError(f"setting {name}={settings.get(name)!r} is not valid: {exc}") from exc
+                raise ValueError(f"setting {s.name}={settings.get(s.name)!r} is not valid: {exc}") from exc
         cfg = cls(**kwargs)
         cfg.validate()
         return cfg
@@ -227,28 +355,15 @@ class BitextConfig:
         return cls.from_settings(crawler.settings)
 
     def validate(self) -> None:
-        for name in ("size_file_tolerance", "size_tags_tolerance", "size_paragraphs_tolerance"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 1.0:
-                raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
-        if not 0.0 < self.structure_max_ratio <= 1.0:
-            raise ValueError(f"BITEXT_STRUCTURE_MAX_RATIO must be in (0, 1], got {self.structure_max_ratio}")
-        for name in ("structure_best_margin", "content_sentence_threshold", "content_min_share", "content_rescue_min_share",
-                     "content_train_min_share", "boilerplate_min_share"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 1.0:
-                raise ValueError(f"{self._SETTING_NAMES[name]} must be between 0 and 1, got {v}")  # type: ignore[index]
-        if self.max_pages_per_site < 0:
-            raise ValueError("BITEXT_MAX_PAGES_PER_SITE must be >= 0 (0 means no cap)")
-        if self.parse_workers < 0:
-            raise ValueError("BITEXT_PARSE_WORKERS must be >= 0 (0 parses in the crawl process)")
-        if self.lang_max_chars < 1:
-            raise ValueError("BITEXT_LANG_MAX_CHARS must be >= 1")
-        if self.parse_timeout < 0:
-            raise ValueError("BITEXT_PARSE_TIMEOUT must be >= 0 (0 means no limit)")
+        for s in self.settings():
+            s.check(getattr(self, s.field))
 
     def parse_options(self) -> ParseOptions:
         """What the page-only steps read (matchers.page.page_parse), small enough for a worker process."""
+        # Imported here: the CLI reads defaults from this module and should not load numba.
+        from matchers.page.outlinks import scrapy_ignored_extensions
+        from matchers.page.page_parse import ParseOptions
+
         return ParseOptions(
             max_tag_tokens=self.max_tag_tokens,
             lang_min_words=self.lang_min_words,
@@ -265,3 +380,46 @@ class BitextConfig:
         if not lang or lang == "und":
             return False
         return self.langs is None or base_lang(lang) in self.langs
+
+
+_READERS: dict[str, Callable[[BaseSettings, Setting], Any]] = {
+    "bool": lambda settings, s: settings.getbool(s.name),
+    "int": lambda settings, s: settings.getint(s.name),
+    "float": lambda settings, s: settings.getfloat(s.name),
+    "str": lambda settings, s: str(settings.get(s.name)),
+}
+
+
+@functools.cache
+def _declared(cls: type) -> tuple[Setting, ...]:
+    out = []
+    for f in dataclasses.fields(cls):
+        meta = f.metadata.get("bitext")
+        if meta is None:
+            raise TypeError(f"{cls.__name__}.{f.name} is not declared with setting()")
+        type_ = str(f.type)
+        if meta["parse"] is None and type_ not in _READERS:
+            raise TypeError(f"{cls.__name__}.{f.name}: type {type_} needs parse=")
+        out.append(Setting(
+            name=PREFIX + f.name.upper(),
+            field=f.name,
+            type=type_,
+            default=f.default,
+            meaning=meta["meaning"],
+            group=meta["group"],
+            shown_type=meta["shown_type"] or type_,
+            shown_default=meta["shown_default"] if meta["shown_default"] is not None else str(f.default),
+            low=meta["low"],
+            high=meta["high"],
+            low_open=meta["low_open"],
+            parse=meta["parse"],
+        ))
+    return tuple(out)
+
+
+def default(name: str) -> Any:
+    """The default of the setting ``name`` (``"BITEXT_DB_URL"``), for code that needs it outside a crawl."""
+    for s in BitextConfig.settings():
+        if s.name == name:
+            return s.default
+    raise KeyError(name)

@@ -1,6 +1,7 @@
 """Scrapy settings of the bitext project (the ``scrapy`` entry point and scrapy.cfg name this module).
 
-``BITEXT_*`` settings are documented in docs/settings.md and parsed by bitext_spider.config.
+``BITEXT_*`` settings are declared (with their defaults) and parsed in bitext_spider.config and
+listed in docs/settings.md.
 """
 
 BOT_NAME = "bitext_spider"
@@ -64,7 +65,5 @@ TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 LOG_LEVEL = "INFO"
 FEED_EXPORT_ENCODING = "utf-8"
 
-BITEXT_ENABLED = True
-BITEXT_DB_URL = "sqlite:///bitext.db"
-BITEXT_LANGS = None
-BITEXT_MAX_PAGES_PER_SITE = 0
+# No BITEXT_* setting here: their defaults are declared once, in bitext_spider.config, and apply
+# to any project that enables the pipelines, whether or not its settings module names them.

@@ -15,6 +15,7 @@ import pytest
 
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
+from bitext_spider.stat_keys import declared
 from bitext_spider.store.database import Store
 
 # Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
@@ -84,6 +85,18 @@ def test_crawl_finds_the_translations(site, crawled):
     assert stat(log, "bitext/pages/lang/en") >= 14
     assert stat(log, "bitext/candidates/structure") >= len(found)
     assert "bitext: pages" in log  # the periodic progress line
+
+
+def test_crawl_stats_are_declared_and_the_progress_line_reads_them(crawled):
+    _, log = crawled
+    dump = log[log.rindex("Dumping Scrapy stats"):]
+    keys = re.findall(r"'(bitext/[^']+)': ", dump)
+    assert {"bitext/pages", "bitext/pairs", "bitext/pages/lang/en", "bitext/candidates/structure"} <= set(keys)
+    assert not [k for k in keys if declared(k) is None], "stats missing from bitext_spider/stat_keys.py"
+    # The line at close: the final pairs, and the rate and frontier of the crawl's last interval.
+    last = [line for line in log.splitlines() if "bitext: pages" in line][-1]
+    pages, pairs = stat(log, "bitext/pages"), stat(log, "bitext/pairs")
+    assert re.search(rf"bitext: pages {pages} \(.*\), \d+\.\d pages/s, frontier 0, pairs {pairs}, compared ", last)
 
 
 def test_spider_follows_sitemaps_feeds_and_obeys_robots(site, crawled):

@@ -22,10 +22,6 @@ from matchers.content.dictionary_filter import (
     translate_bag,
 )
 
-SHARED_DICS = [
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "dics",
-]
-
 EN_DE = """en\tde
 house\thaus
 house\tgebäude
@@ -260,11 +256,8 @@ def test_header_with_bom_and_missing_file(tmp_path: Path) -> None:
     assert isinstance(info.value, ValueError)
 
 
-def test_real_en_fr_dictionary() -> None:
-    path = next((d / "en-fr.dic" for d in SHARED_DICS if (d / "en-fr.dic").is_file()), None)
-    if path is None:
-        pytest.skip("shared/data/dics/en-fr.dic not present")
-    d = load_dictionary(path)
+def test_real_en_fr_dictionary(shared_data) -> None:
+    d = load_dictionary(shared_data("data/dics/en-fr.dic"))
     assert (d.lang1, d.lang2) == ("en", "fr")
     assert d.skipped == []
     assert 40_000 <= len(d) <= 60_000

@@ -1,9 +1,8 @@
-"""``bitext eval``: page-pair precision/recall as ../shared/bench/score.py, sentence scoring, errors."""
+"""``bitext eval``: page-pair precision/recall as the shared scorer (bench/score.py), sentence scoring, errors."""
 
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from sqlalchemy import insert
@@ -11,9 +10,6 @@ from sqlalchemy import insert
 from bitext_spider.commands.cli import main as bitext_main
 from bitext_spider.commands.evaluation import LinkedPair, score_pairs, score_sentences
 from bitext_spider.store.models import PageRow, PairRow, SentenceRow, SiteRow, make_engine
-
-# The shared scorer, ../shared/bench/score.py next to the project.
-SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "bench" / "score.py"
 
 URLS = ["en1", "fr1", "en2", "fr2", "en3", "fr3", "de1", "en5", "es5"]
 # (url1, url2, score) of the final pairs; en1-fr2 breaks the one-to-one rule (en1 has a French partner)
@@ -134,15 +130,15 @@ def test_score_functions_directly():
     assert score_sentences([("a  b", "c")], [("c", "a b"), ("c", "d")]).as_dict()["tp"] == 1
 
 
-@pytest.mark.skipif(not SCORE_PY.exists(), reason="needs ../shared/bench/score.py")
 @pytest.mark.parametrize(
     "extra", [[], ["--crawled"], ["--langs", "en,fr"], ["--crawled", "--langs", "de,en"]]
 )
-def test_same_numbers_as_score_py(case, tmp_path, capsys, extra):
+def test_same_numbers_as_score_py(case, tmp_path, capsys, extra, shared_data):
+    score_py = shared_data("bench/score.py")
     db, gold, _ = case
     pairs_tsv = tmp_path / "pairs.tsv"
     assert bitext_main(["export", "pairs", "--db", db, "-o", str(pairs_tsv)]) == 0
-    cmd = [sys.executable, str(SCORE_PY), str(gold), str(pairs_tsv), "--json"]
+    cmd = [sys.executable, str(score_py), str(gold), str(pairs_tsv), "--json"]
     if "--langs" in extra:
         cmd += ["--langs", extra[extra.index("--langs") + 1]]
     if "--crawled" in extra:

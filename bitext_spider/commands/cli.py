@@ -21,6 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from bitext_spider.commands import evaluation
+from bitext_spider.commands.db_cli import DEFAULT_DB
 from bitext_spider.store import corpus_export
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow
@@ -277,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
     ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys"])
-    ex.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    ex.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses"], default="tsv",
                     help="tmx and moses: sentences only")
     ex.add_argument("--min-score", type=float, metavar="X",
@@ -286,7 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write to this file instead of standard output (moses: file name prefix, required)")
     ex.set_defaults(func=cmd_export)
     ev = sub.add_parser("eval", help="precision and recall of the final pairs against a gold standard")
-    ev.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    ev.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     ev.add_argument("--gold", required=True, metavar="GOLD.tsv",
                     help="TSV: lang1 TAB url1 TAB lang2 TAB url2")
     ev.add_argument("--crawled", action="store_true",
@@ -299,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
     xp = sub.add_parser("explain", help="print every piece of evidence about two pages and the decision")
     xp.add_argument("url1")
     xp.add_argument("url2")
-    xp.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    xp.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     xp.set_defaults(func=cmd_explain)
     from bitext_spider.commands import db_cli
 

@@ -17,7 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-DEFAULT_DB = "sqlite:///bitext.db"
+from bitext_spider.config import default
+
+DEFAULT_DB: str = default("BITEXT_DB_URL")
 
 
 def _url(value: str) -> str:

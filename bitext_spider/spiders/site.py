@@ -29,6 +29,7 @@ from scrapy.utils.sitemap import Sitemap
 from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
@@ -83,9 +84,14 @@ class SiteSpider(scrapy.Spider):
             _job_failed(str(exc))
             raise
         try:
+            config = BitextConfig.from_crawler(crawler)
+        except ValueError as exc:  # a BITEXT_* setting out of range or of the wrong type
+            _job_failed(str(exc))
+            raise
+        try:
             spider.runtime = BitextRuntime.of(crawler)
         except Exception as exc:  # the database cannot be opened or its schema not brought up to date
-            _job_failed(f"database {_safe_url(crawler.settings.get('BITEXT_DB_URL'))} cannot be opened: {exc}")
+            _job_failed(f"database {_safe_url(config.db_url)} cannot be opened: {exc}")
             raise
         spider._max_depth = crawler.settings.getint("DEPTH_LIMIT")
         spider.allowed_domains = sorted({urlsplit(u).hostname or "" for s in spider.sites for u in s.start_urls})

@@ -21,7 +21,7 @@ snapshot with ``min_count`` 0: the counts are kept exactly.
 **Folding.**  :meth:`fold` adds the site rows of a language pair to the stored model, in site-key
 order, and deletes them in the same transaction (a compare-and-set on the model's version
 ``(sentences_seen, pairs_seen)`` and on each row's, retried after a lost race), so training is
-neither lost nor counted twice.  A crawl folds its sites at close (``BITEXT_MODEL_FOLD``);
+neither lost nor counted twice.  A crawl folds its sites at close (``BITEXT_CONTENT_MODEL_FOLD``);
 ``bitext schedule`` turns that off on the nodes and folds once all jobs ended, so that every job
 reads the same base however their starts and ends interleave.  ``bitext db fold`` folds what a
 crashed run left.

@@ -1,0 +1,166 @@
+"""Every ``bitext/...`` stat a crawl may set, declared once with its meaning.
+
+A key may hold placeholders (``bitext/pages/lang/<lang>``), each standing for the values
+:data:`PLACEHOLDERS` describes.  ``docs/stats.md`` is generated from :data:`STATS`
+(``python -m bitext_spider.reference``), and the tests check that every stat the code sets, and
+every stat of a real crawl, matches a declared key (:func:`declared`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    name: str
+    pattern: str  # the values it stands for, as a regular expression
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Stat:
+    key: str
+    meaning: str
+    group: str
+
+
+PLACEHOLDERS: tuple[Placeholder, ...] = (
+    Placeholder("lang", r"[a-z]{2,3}", "a page's language code (`und`: not identified)"),
+    Placeholder("langs", r"[a-z]{2,3}-[a-z]{2,3}", "two language codes in sorted order joined by `-` (`en-fr`)"),
+    Placeholder("source", r"(?:bom|header|meta)(?:\+utf8)?|detected|fallback",
+                "where the charset came from: `bom`, `header` (HTTP), `meta` (`<meta charset>`), "
+                "`header+utf8`/`meta+utf8` (declared, but the bytes were UTF-8), `detected`, `fallback`"),
+    Placeholder("exception", r"[A-Za-z_][A-Za-z0-9_]*", "the class name of a download error (`DNSLookupError`)"),
+)
+
+_PAGES = "Pages"
+_CANDIDATES = "Candidates after each filter"
+_PAIRS = "Pairs and sentences"
+_CONTENT = "Content filter and main content"
+_EVIDENCE = "Dictionary, decision and site evidence"
+_CRAWL = "Crawl, time and errors"
+
+GROUPS = (_PAGES, _CANDIDATES, _PAIRS, _CONTENT, _EVIDENCE, _CRAWL)
+
+STATS: tuple[Stat, ...] = (
+    # Pages
+    Stat("bitext/pages", "HTML pages that went through every stage to the database in this run.", _PAGES),
+    Stat("bitext/pages/lang/<lang>", "Pages identified as language `<lang>`.", _PAGES),
+    Stat("bitext/pages/stored", "Pages committed to the database.", _PAGES),
+    Stat("bitext/pages/resumed", "Pages already in the database when the crawl of their site was resumed "
+         "(not fetched again).", _PAGES),
+    Stat("bitext/pages/not_paired", "Pages stored but never paired: outside `BITEXT_LANGS`, language `und`, "
+         "or too large.", _PAGES),
+    Stat("bitext/pages/duplicates", "Exact copies of a page already seen on the site (not paired).", _PAGES),
+    Stat("bitext/pages/too_large", "Pages with more than `BITEXT_MAX_TAG_TOKENS` tags (stored, not compared).",
+         _PAGES),
+    Stat("bitext/pages/empty", "Pages whose tag sequence is empty.", _PAGES),
+    Stat("bitext/pages/dropped/binary", "Responses dropped because their content is binary whatever their "
+         "Content-Type says.", _PAGES),
+    Stat("bitext/pages/dropped/parse_timeout", "Pages dropped because parsing took longer than "
+         "`BITEXT_PARSE_TIMEOUT`.", _PAGES),
+    Stat("bitext/pages/charset/<source>", "Pages decoded with a charset found by `<source>`.", _PAGES),
+    Stat("bitext/skipped/page_cap", "Links or responses not taken because the site reached "
+         "`BITEXT_MAX_PAGES_PER_SITE`.", _PAGES),
+    Stat("bitext/skipped/offsite_redirect", "Responses redirected off the site's hosts.", _PAGES),
+    Stat("bitext/skipped/non_html", "Responses that are not HTML, nor a sitemap or feed.", _PAGES),
+    # Candidates
+    Stat("bitext/candidates/compared", "Page pairs of languages to be paired that the size filter compared.",
+         _CANDIDATES),
+    Stat("bitext/candidates/size", "Candidates that passed the size filter.", _CANDIDATES),
+    Stat("bitext/candidates/structure", "Candidates that passed the structure filter.", _CANDIDATES),
+    Stat("bitext/candidates/content", "Candidates that passed the content filter.", _CANDIDATES),
+    Stat("bitext/candidates/dictionary", "Candidates that passed the dictionary filter.", _CANDIDATES),
+    Stat("bitext/candidates/stored", "Candidates stored with their page.", _CANDIDATES),
+    # Pairs
+    Stat("bitext/pairs", "Final one-to-one pairs, set when the spider closes.", _PAIRS),
+    Stat("bitext/pairs/<langs>", "Final pairs of the language pair `<langs>`, set when the spider closes.",
+         _PAIRS),
+    Stat("bitext/pairs/provisional", "Pairs accepted during the crawl (provisional until the one-to-one "
+         "resolution at close).", _PAIRS),
+    Stat("bitext/sentences", "Aligned sentence pairs stored for the final pairs.", _PAIRS),
+    # Content
+    Stat("bitext/content/paragraphs", "Main-content paragraphs kept.", _CONTENT),
+    Stat("bitext/content/boilerplate", "Paragraphs left out as boilerplate.", _CONTENT),
+    Stat("bitext/content/paragraphs_other_lang", "Kept paragraphs in another language than their page.",
+         _CONTENT),
+    Stat("bitext/content/sentences", "Main-content sentences of the pages.", _CONTENT),
+    Stat("bitext/content/checked", "Candidates whose sentences were aligned as they arrived.", _CONTENT),
+    Stat("bitext/content/rejected", "Candidates the content filter turned down as they arrived.", _CONTENT),
+    Stat("bitext/content/rescue_checked", "Page pairs checked on content alone as pages arrived "
+         "(`BITEXT_CONTENT_RESCUE_AT_ARRIVAL`).", _CONTENT),
+    Stat("bitext/content/rescued", "Candidates found on content alone as pages arrived.", _CONTENT),
+    Stat("bitext/content/rescued_at_close", "Candidates found on content alone at close.", _CONTENT),
+    Stat("bitext/content/rejudged_at_close", "Candidates judged again at close with the final models.",
+         _CONTENT),
+    Stat("bitext/content/dropped_at_close", "Candidates dropped by that second judgment.", _CONTENT),
+    Stat("bitext/content/model_updates", "Accepted pairs that trained a translation model.", _CONTENT),
+    Stat("bitext/content/model_sentences", "Sentence pairs the translation models were trained on.", _CONTENT),
+    Stat("bitext/content/sentences_stored", "Aligned sentence pairs stored for final pairs.", _CONTENT),
+    Stat("bitext/models/saved", "Saves of sites' translation-model training.", _CONTENT),
+    Stat("bitext/models/folded_sites", "Sites whose training was folded into the stored models at close.",
+         _CONTENT),
+    Stat("bitext/models/folded_sentences", "Sentence pairs of training folded into the stored models.",
+         _CONTENT),
+    # Dictionary, decision, site evidence
+    Stat("bitext/dictionary/checked", "Candidates scored by the dictionary filter.", _EVIDENCE),
+    Stat("bitext/dictionary/rejected", "Candidates the dictionary filter turned down.", _EVIDENCE),
+    Stat("bitext/dictionary/dropped_ambiguous", "Candidates dropped at close with a page that had more than "
+         "one accepted counterpart.", _EVIDENCE),
+    Stat("bitext/decision/accepted", "Candidates the combined decision accepted at close.", _EVIDENCE),
+    Stat("bitext/decision/rejected", "Candidates the combined decision turned down at close.", _EVIDENCE),
+    Stat("bitext/decision/proposed", "Candidates proposed at close by URL pairing keys or links.", _EVIDENCE),
+    Stat("bitext/decision/proposed_accepted", "Proposed candidates that were accepted.", _EVIDENCE),
+    Stat("bitext/url_keys/keys", "URL pairing keys of the site last recomputed.", _EVIDENCE),
+    Stat("bitext/url_keys/recomputed", "Times a site's URL pairing keys were recomputed (each time its "
+         "URLs double).", _EVIDENCE),
+    # Crawl
+    Stat("bitext/seeds/sites", "Sites in the seeds.", _CRAWL),
+    Stat("bitext/seeds/malformed_lines", "Seeds lines skipped as malformed.", _CRAWL),
+    Stat("bitext/failed", "1 when the job could not start (no seeds, database unavailable); the finish "
+         "reason says why.", _CRAWL),
+    Stat("bitext/time/parse_cpu_ms", "CPU time of page parsing in the parse workers, in milliseconds.", _CRAWL),
+    Stat("bitext/time/structure_cpu_ms", "CPU time of the structure filter, in milliseconds.", _CRAWL),
+    Stat("bitext/time/content_cpu_ms", "CPU time of the content filter, in milliseconds.", _CRAWL),
+    Stat("bitext/store/waits", "Times the crawl waited for the database (`BITEXT_WRITER_BACKLOG`).", _CRAWL),
+    Stat("bitext/errors/<exception>", "Requests that failed with the download error `<exception>`.", _CRAWL),
+    Stat("bitext/errors/parse_worker", "Parse workers replaced (died or timed out).", _CRAWL),
+    Stat("bitext/errors/structure_worker", "Times the structure worker died (the stage goes on in a thread).",
+         _CRAWL),
+    Stat("bitext/errors/close_step", "Site steps at close that failed (the pairs are still resolved).", _CRAWL),
+    Stat("bitext/errors/models", "Failures to save or fold the translation models.", _CRAWL),
+    Stat("bitext/errors/store", "Database writes that failed.", _CRAWL),
+)
+
+_PLACEHOLDER = re.compile(r"<([a-z_]+)>")
+
+
+def key_pattern(key: str) -> re.Pattern[str]:
+    """The regular expression of the stat keys a declared ``key`` stands for."""
+    patterns = {p.name: p.pattern for p in PLACEHOLDERS}
+    parts, pos = [], 0
+    for m in _PLACEHOLDER.finditer(key):
+        parts.append(re.escape(key[pos:m.start()]))
+        parts.append(f"(?:{patterns[m.group(1)]})")
+        pos = m.end()
+    parts.append(re.escape(key[pos:]))
+    return re.compile("".join(parts))
+
+
+@functools.cache
+def _patterns() -> tuple[tuple[re.Pattern[str], Stat], ...]:
+    return tuple((key_pattern(s.key), s) for s in STATS)
+
+
+def declared(key: str) -> Stat | None:
+    """The declaration ``key`` matches (a literal one before a pattern), or None."""
+    best = None
+    for pattern, stat in _patterns():
+        if pattern.fullmatch(key):
+            if "<" not in stat.key:
+                return stat
+            best = best or stat
+    return best
