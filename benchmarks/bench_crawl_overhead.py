@@ -2,7 +2,7 @@
 
 Generates the site once, serves it from a separate process on 127.0.0.1, then runs
 `scrapy crawl site` in each mode, alternating, `--repeat` times each: ``off``
-(`BITEXT_ENABLED=False`), ``structure`` (the issue #2 stages: size, language, structure, then
+(`BITEXT_ENABLED=False`: the spider alone, no stage and no store), ``structure`` (the issue #2 stages: size, language, structure, then
 one-to-one resolution; `BITEXT_CONTENT_ENABLED=False BITEXT_EVIDENCE_ENABLED=False`),
 ``evidence`` (those plus the site-level evidence and the decision at close; what ``structure``
 measured until the eighth session), ``on`` (every default stage, content filter included) and
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -63,6 +64,10 @@ def crawl(seeds: Path, db: Path, mode: str) -> dict[str, float]:
 
     con = sqlite3.connect(db)
     pages = con.execute("select count(*) from pages").fetchone()[0]
+    if mode == "off":
+        # Nothing is stored with bitext off: the pages are the items the spider yielded.
+        m = re.search(r"'item_scraped_count': (\d+)", err)
+        pages = int(m.group(1)) if m else 0
     pairs = con.execute("select count(*) from pairs").fetchone()[0]
     con.close()
     return {"seconds": wall, "pages": pages, "pairs": pairs, "pages_per_s": pages / wall,

@@ -41,7 +41,10 @@ class BitextLogStats:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> BitextLogStats:
-        interval = BitextConfig.from_crawler(crawler).logstats_interval
+        config = BitextConfig.from_crawler(crawler)
+        if not config.enabled:
+            raise NotConfigured("BITEXT_ENABLED is off")
+        interval = config.logstats_interval
         if interval <= 0:
             raise NotConfigured
         ext = cls(crawler.stats, interval)

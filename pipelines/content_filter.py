@@ -43,7 +43,7 @@ from matchers.content_match import ContentMatch, length_difference, match_conten
 from matchers.page_content import PageContent
 from matchers.page_index import CandidateSet, SiteIndex
 from matchers.translation_model import TranslationModel
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
 
@@ -339,10 +339,11 @@ class ContentFilterPipeline(MatchingStage):
         for key, n in self.filter.counts.items():
             self.stats.set_value(f"bitext/content/{key}", n)
 
+    @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.content is None or not item.eligible:
             return item
-        state = self.runtime.sites[item.site]
+        state = self.runtime.site(item.site)
         cpu = await asyncio.get_running_loop().run_in_executor(
             self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
             item.candidates,

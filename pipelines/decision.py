@@ -43,7 +43,7 @@ from matchers.unsupervised_threshold import (
     shape,
     shape_features,
 )
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 from pipelines.content_filter import maturity
 
 logger = logging.getLogger(__name__)
@@ -73,6 +73,7 @@ class DecisionPipeline(MatchingStage):
             raise NotConfigured("BITEXT_CONTENT_ENABLED and BITEXT_EVIDENCE_ENABLED are off")
         return super().from_crawler(crawler)
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         return item
 

@@ -31,7 +31,7 @@ from matchers.dictionary_filter import (
     translate_bag,
 )
 from matchers.page_content import PageContent
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
 
@@ -108,10 +108,11 @@ class DictionaryFilterPipeline(MatchingStage):
         self.filter = DictionaryFilter(dic, self.config.dictionary_threshold_1, self.config.dictionary_threshold_2)
         runtime.before_resolve.append(self.site_step)
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if self.filter is None or item.content is None or not item.candidates or item.lang is None:
             return item
-        index = self.runtime.sites[item.site].index
+        index = self.runtime.site(item.site).index
         for cand in item.candidates:
             if not self.filter.covers(item.lang, cand.lang):
                 continue

@@ -20,7 +20,7 @@ from bitext_spider.runtime import BitextRuntime
 from matchers.main_content import Paragraph, extract_paragraphs
 from matchers.page_content import Piece, StoredParagraph, page_content
 from matchers.page_parse import paragraph_language
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 
 class MainContentPipeline(MatchingStage):
@@ -31,12 +31,13 @@ class MainContentPipeline(MatchingStage):
             raise NotConfigured("neither the content filter nor a dictionary is on")
         return super().from_crawler(crawler)
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.html is None or item.lang is None:
             return item
         if not self.parse_options.main_content:
             return item
-        site = self.runtime.sites[item.site]
+        site = self.runtime.site(item.site)
         parsed = item.parsed
         paragraphs: list[Paragraph]
         langs: list[str | None] | None = None

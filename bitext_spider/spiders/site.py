@@ -1,5 +1,8 @@
 """The ``site`` spider: crawl each seed site and yield one :class:`PageItem` per HTML page.
 
+The reference spider of the project; any other spider gets its pages from the add-on's page
+middleware (docs/addon.md).
+
     scrapy crawl site -a seeds=list.txt [-a langs=en,fr]
 
 It stays on each site's hosts, follows ``<a href>``, ``<link rel="alternate" hreflang>``, RSS/Atom
@@ -21,7 +24,7 @@ from urllib.parse import urldefrag, urlsplit
 import scrapy
 from protego import Protego
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
+from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
@@ -29,6 +32,7 @@ from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
 from bitext_spider.items import PageItem
+from bitext_spider.middlewares import SITE_META, is_html
 from bitext_spider.page_parser import ParseTimeout
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.seeds import SeedsError, Site, load_seeds, parse_seeds_text
@@ -37,7 +41,9 @@ from matchers.outlinks import follow_links
 logger = logging.getLogger(__name__)
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
-_SITE = "bitext_site"
+# Every request carries its seed site's key; the add-on's page middleware leaves those responses
+# to this spider, which makes their pages itself (it needs the parse for the links it follows).
+_SITE = SITE_META
 
 
 def _job_failed(message: str) -> None:
@@ -230,12 +236,7 @@ class SiteSpider(scrapy.Spider):
                    failure.getErrorMessage())
 
     # -- helpers ------------------------------------------------------------------------------
-    @staticmethod
-    def _is_html(response: Response) -> bool:
-        if isinstance(response, HtmlResponse):
-            return True
-        ctype = response.headers.get("Content-Type", b"").decode("latin-1").lower()
-        return any(t in ctype for t in _HTML_TYPES)
+    _is_html = staticmethod(is_html)
 
     @staticmethod
     def _is_xml(response: Response) -> bool:
