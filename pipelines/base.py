@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 
@@ -52,10 +53,10 @@ class MatchingStage:
 
     @classmethod
     def from_crawler(cls: type[_Stage], crawler: Any) -> _Stage:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
+        # Checked before the runtime exists: a crawl with bitext off opens no database.
+        if not BitextConfig.from_crawler(crawler).enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
+        return cls(BitextRuntime.of(crawler))
 
 
 class EvidenceStage(MatchingStage):
@@ -64,6 +65,6 @@ class EvidenceStage(MatchingStage):
 
     @classmethod
     def from_crawler(cls: type[_Stage], crawler: Any) -> _Stage:
-        if not BitextRuntime.of(crawler).config.evidence_enabled:
+        if not BitextConfig.from_crawler(crawler).evidence_enabled:
             raise NotConfigured("BITEXT_EVIDENCE_ENABLED is off")
         return super().from_crawler(crawler)  # type: ignore[misc]

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.cpu_stat import CpuStat
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
@@ -331,7 +332,7 @@ class ContentFilterPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ContentFilterPipeline:
-        if not BitextRuntime.of(crawler).config.content_enabled:
+        if not BitextConfig.from_crawler(crawler).content_enabled:
             raise NotConfigured("BITEXT_CONTENT_ENABLED is off")
         return super().from_crawler(crawler)
 

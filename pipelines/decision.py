@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.store import SiteCandidate
@@ -68,7 +69,7 @@ class DecisionPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DecisionPipeline:
-        cfg = BitextRuntime.of(crawler).config
+        cfg = BitextConfig.from_crawler(crawler)
         if not cfg.content_enabled and not cfg.evidence_enabled:
             raise NotConfigured("BITEXT_CONTENT_ENABLED and BITEXT_EVIDENCE_ENABLED are off")
         return super().from_crawler(crawler)

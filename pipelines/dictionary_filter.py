@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from matchers.dictionary_filter import (
@@ -87,7 +88,7 @@ class DictionaryFilterPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DictionaryFilterPipeline:
-        if not BitextRuntime.of(crawler).config.dictionary:
+        if not BitextConfig.from_crawler(crawler).dictionary:
             raise NotConfigured("BITEXT_DICTIONARY is not set")
         return super().from_crawler(crawler)
 

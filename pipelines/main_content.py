@@ -15,8 +15,8 @@ from typing import Any
 
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.main_content import Paragraph, extract_paragraphs
 from matchers.page_content import Piece, StoredParagraph, page_content
 from matchers.page_parse import paragraph_language
@@ -27,7 +27,7 @@ class MainContentPipeline(MatchingStage):
     @classmethod
     def from_crawler(cls, crawler: Any) -> MainContentPipeline:
         # Every stage in the chain costs each item Scrapy's chaining, even one that passes it on.
-        if not BitextRuntime.of(crawler).config.parse_options().main_content:
+        if not BitextConfig.from_crawler(crawler).parse_options().main_content:
             raise NotConfigured("neither the content filter nor a dictionary is on")
         return super().from_crawler(crawler)
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.store import CandidateRecord, PageRecord
@@ -83,10 +84,9 @@ class StorePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
+        if not BitextConfig.from_crawler(crawler).enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
+        return cls(BitextRuntime.of(crawler))
 
     @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -234,6 +235,7 @@ def test_disabled_bitext_components_are_not_configured(tmp_path):
         with pytest.raises(NotConfigured):
             cls.from_crawler(crawler)
     assert StorePipeline in {load_object(p) for p in ITEM_PIPELINES}
+    assert not (tmp_path / "off.db").exists()  # no database opened either
 
 
 # -- every pipeline passes a foreign item on untouched -----------------------------------------------
@@ -371,3 +373,23 @@ def test_site_spider_stores_one_page_per_response(served_site, tmp_path):
     assert len(urls) >= len(served_site.pages)
     assert stat(proc.stderr, "item_scraped_count") == stat(proc.stderr, "bitext/pages") == len(urls)
     assert stat(proc.stderr, "bitext/sites/derived") is None
+
+
+def test_docs_example_project_runs(served_site, tmp_path):
+    """docs/examples/addon_project, copied as a user would, crawls the site into its database."""
+    info = served_site
+    project = tmp_path / "corpus"
+    shutil.copytree(ROOT / "docs" / "examples" / "addon_project", project)
+    proc = subprocess.run([sys.executable, "-m", "scrapy", "crawl", "pages", "-a", f"start={info.base_url}/", *FAST],
+                          cwd=project, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    db = f"sqlite:///{project / 'corpus.db'}"  # the project's own BITEXT_DB_URL
+    urls = set(page_urls(db))
+    reachable = {u for u, _ in info.pages} - set(info.sitemap_only) - set(info.feed_only)
+    assert reachable <= urls
+    assert info.private and not any("/private/" in u for u in urls)  # ROBOTSTXT_OBEY, the add-on's middleware
+    gold = {frozenset((u1, u2)) for _, u1, _, u2 in info.gold if u1 in reachable and u2 in reachable}
+    found = pairs_of(db)
+    assert len(found & gold) / len(gold) >= 0.9 and len(found & gold) / len(found) >= 0.8
+    titles = [json.loads(line) for line in (project / "titles.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {t["url"] for t in titles} == urls
