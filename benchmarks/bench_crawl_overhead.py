@@ -4,7 +4,8 @@ Generates the site once (``bitext_spider.demo.site``, en and fr, one template, s
 it from a separate process on 127.0.0.1, then runs `scrapy crawl site` in each mode, alternating,
 `--repeat` times each (AutoThrottle off, 32 concurrent requests, SQLite):
 
-* ``off``: ``BITEXT_ENABLED=False``, the same crawl with every matching stage off;
+* ``off``: ``BITEXT_ENABLED=False``, the same crawl with every bitext component off (the spider
+  alone: no stage, no store);
 * ``structure``: the WebMining pipeline alone (size, language and structure filters, then the
   one-to-one resolution; ``BITEXT_CONTENT_ENABLED=False BITEXT_EVIDENCE_ENABLED=False``);
 * ``evidence``: those plus the site-level evidence stages and the decision at close
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -69,6 +71,10 @@ def crawl(seeds: Path, db: Path, mode: str) -> dict[str, float]:
 
     con = sqlite3.connect(db)
     pages = con.execute("select count(*) from pages").fetchone()[0]
+    if mode == "off":
+        # Nothing is stored with bitext off: the pages are the items the spider yielded.
+        m = re.search(r"'item_scraped_count': (\d+)", err)
+        pages = int(m.group(1)) if m else 0
     pairs = con.execute("select count(*) from pairs").fetchone()[0]
     con.close()
     return {"seconds": wall, "pages": pages, "pairs": pairs, "pages_per_s": pages / wall,

@@ -135,8 +135,9 @@ class BitextConfig:
     """Every setting the bitext components read (reference: docs/settings.md)."""
 
     enabled: bool = setting(
-        True, "Matching stages on or off. Off, the spider crawls and stores the same pages with "
-        "every matching stage off, for overhead measurements.", group=_CRAWL)
+        True, "Everything bitext adds to a crawl: the page middleware, the matching stages, the "
+        "store and the `bitext:` line. Off, the spider crawls the same pages and nothing is "
+        "stored: a plain crawl, the baseline of the overhead benchmarks.", group=_CRAWL)
     langs: frozenset[str] | None = setting(
         None, "Languages of interest, comma-separated (`en,fr`); regional tags fold to their base "
         "language. Pages in other languages are stored but never paired. Also `-a langs=`.",

@@ -1,21 +1,23 @@
 """Per-crawl state shared by the spider and the pipelines through the crawler (no module globals).
 
 ``BitextRuntime.of(crawler)`` returns the one runtime of a crawl: its typed config, the store and
-its writer thread, the language identifier, and one :class:`SiteState` per seed site (the index of
-the site's earlier pages, rebuilt from the database when a crawl is resumed).
+its writer thread, the language identifier, and one :class:`SiteState` per site (the index of the
+site's earlier pages, rebuilt from the database when a crawl is resumed): the seed sites of the
+``site`` spider, and the sites derived from page URLs for any other spider (docs/addon.md).
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from bitext_spider.config import BitextConfig
-from bitext_spider.crawl.seeds import Site
+from bitext_spider.crawl.seeds import Site, site_from_key
 from bitext_spider.store.database import PageRecord, Store, StoreWriter
 from bitext_spider.store.model_registry import ModelRegistry
 from bitext_spider.workers.page_parser import PageParser
@@ -32,12 +34,12 @@ _ATTR = "_bitext_runtime"
 
 @dataclass
 class SiteState:
-    """One seed site during a crawl."""
+    """One site during a crawl."""
 
     site: Site
     site_id: int
     index: SiteIndex
-    stored_urls: set[str] = field(default_factory=set)
+    stored_urls: set[str] = field(default_factory=set)  # stored, or (page middleware) on their way
     frontier: list[str] = field(default_factory=list)
     pages_seen: int = 0  # HTML pages taken (for BITEXT_MAX_PAGES_PER_SITE)
     requested: int = 0  # requests in the site's budget (for BITEXT_MAX_PAGES_PER_SITE)
@@ -69,6 +71,9 @@ class BitextRuntime:
         )
         self.models = ModelRegistry(self.store, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
+        # Sites are opened from worker threads (asyncio.to_thread): one at a time, so two pages
+        # of a new site arriving together open it once.
+        self._open_lock = threading.Lock()
         # Site-level steps of the matching stages, run when the crawl closes: before the
         # one-to-one resolution (they may add or drop candidates) and after it (on final pairs).
         self.before_resolve: list[Callable[[SiteState], None]] = []
@@ -94,10 +99,19 @@ class BitextRuntime:
     def _written(self, records: list[PageRecord]) -> None:
         self.stats.inc_value("bitext/pages/stored", len(records))
 
+    def site(self, key: str) -> SiteState:
+        """The state of the site ``key`` (a page item's ``site``), opened on first use like any
+        other: a page of a site nobody opened still has its index, resumed from the database."""
+        state = self.sites.get(key)
+        return state if state is not None else self.open_site(site_from_key(key))
+
     def open_site(self, site: Site) -> SiteState:
-        """Register a seed site; a site already in the database is resumed from its stored pages."""
-        if site.key in self.sites:
-            return self.sites[site.key]
+        """Register a site; a site already in the database is resumed from its stored pages."""
+        with self._open_lock:
+            state = self.sites.get(site.key)
+            return state if state is not None else self._open_site(site)
+
+    def _open_site(self, site: Site) -> SiteState:
         site_id = self.store.ensure_site(site.key, list(site.start_urls))
         state = SiteState(
             site=site,

@@ -1,12 +1,15 @@
 """Scrapy settings of the bitext project (the ``scrapy`` entry point and scrapy.cfg name this module).
 
-``BITEXT_*`` settings are declared (with their defaults) and parsed in bitext_spider.config and
-listed in docs/settings.md.
+The matching is turned on by the add-on, as in any other Scrapy project (docs/addon.md): it adds
+the page middleware, the pipelines, the ``bitext:`` log line, the robots.txt fix and the
+``BITEXT_*`` defaults (parsed by bitext_spider.config).  What follows is the crawl's own policy.
 """
 
 BOT_NAME = "bitext_spider"
 SPIDER_MODULES = ["bitext_spider.spiders"]
 NEWSPIDER_MODULE = "bitext_spider.spiders"
+
+ADDONS = {"bitext_spider.addon.BitextAddon": 500}
 
 USER_AGENT = "bitext-spider/0.1 (parallel corpus crawler; +https://github.com/bitext-spider)"
 ROBOTSTXT_OBEY = True
@@ -35,35 +38,5 @@ DEPTH_PRIORITY = 1
 SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
-DOWNLOADER_MIDDLEWARES = {
-    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
-    "bitext_spider.crawl.middlewares.RobotsTxtMiddleware": 100,
-}
-
-ITEM_PIPELINES = {
-    "pipelines.page_parse.PageParsePipeline": 50,
-    "pipelines.normalize.NormalizePipeline": 100,
-    "pipelines.language.LanguagePipeline": 200,
-    "pipelines.main_content.MainContentPipeline": 250,
-    "pipelines.url_keys.UrlKeyPipeline": 252,
-    "pipelines.link_evidence.LinkEvidencePipeline": 254,
-    "pipelines.image_evidence.ImageEvidencePipeline": 256,
-    "pipelines.fingerprint.FingerprintPipeline": 258,
-    "pipelines.near_duplicates.NearDuplicatePipeline": 259,
-    "pipelines.size_filter.SizeFilterPipeline": 300,
-    "pipelines.structure_filter.StructureFilterPipeline": 400,
-    "pipelines.content_filter.ContentFilterPipeline": 500,
-    "pipelines.dictionary_filter.DictionaryFilterPipeline": 550,
-    "pipelines.decision.DecisionPipeline": 800,
-    "pipelines.store.StorePipeline": 900,
-}
-EXTENSIONS = {
-    "bitext_spider.crawl.logstats.BitextLogStats": 500,
-}
-
-TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 LOG_LEVEL = "INFO"
 FEED_EXPORT_ENCODING = "utf-8"
-
-# No BITEXT_* setting here: their defaults are declared once, in bitext_spider.config, and apply
-# to any project that enables the pipelines, whether or not its settings module names them.

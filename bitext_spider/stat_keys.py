@@ -67,6 +67,10 @@ STATS: tuple[Stat, ...] = (
          "`BITEXT_MAX_PAGES_PER_SITE`.", _PAGES),
     Stat("bitext/skipped/offsite_redirect", "Responses redirected off the site's hosts.", _PAGES),
     Stat("bitext/skipped/non_html", "Responses that are not HTML, nor a sitemap or feed.", _PAGES),
+    Stat("bitext/skipped/error_status", "Responses outside 200-299 that a spider received (the page "
+         "middleware makes no page of them).", _PAGES),
+    Stat("bitext/skipped/stored", "Responses whose URL is already stored or taken in this crawl (the "
+         "page middleware makes no second page of them).", _PAGES),
     # Candidates
     Stat("bitext/candidates/compared", "Page pairs of languages to be paired that the size filter compared.",
          _CANDIDATES),
@@ -120,6 +124,8 @@ STATS: tuple[Stat, ...] = (
     # Crawl
     Stat("bitext/seeds/sites", "Sites in the seeds.", _CRAWL),
     Stat("bitext/seeds/malformed_lines", "Seeds lines skipped as malformed.", _CRAWL),
+    Stat("bitext/sites/derived", "Sites opened from page URLs for spiders other than `site` (one per "
+         "host, or per `allowed_domains` entry).", _CRAWL),
     Stat("bitext/failed", "1 when the job could not start (no seeds, database unavailable); the finish "
          "reason says why.", _CRAWL),
     Stat("bitext/time/parse_cpu_ms", "CPU time of page parsing in the parse workers, in milliseconds.", _CRAWL),

@@ -1,18 +1,48 @@
-"""What every matching stage shares: the crawl's runtime, and being off when BITEXT_ENABLED is."""
+"""What every matching stage shares: the crawl's runtime, being off when BITEXT_ENABLED is, and
+passing on the items that are not pages."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
+from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 
 _Stage = TypeVar("_Stage", bound="MatchingStage")
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def pages_only(process_item: _Method) -> _Method:
+    """Decorate a pipeline's ``process_item`` (plain or ``async``) so that an item which is not a
+    :class:`PageItem` (a user spider's own item, a dict) goes on untouched: with the add-on the
+    stages run in every spider's item flow."""
+    if inspect.iscoroutinefunction(process_item):
+        @functools.wraps(process_item)
+        async def process_page_async(self: Any, item: Any, spider: Any = None) -> Any:
+            if not isinstance(item, PageItem):
+                return item
+            return await process_item(self, item, spider)
+
+        return process_page_async  # type: ignore[return-value]
+
+    @functools.wraps(process_item)
+    def process_page(self: Any, item: Any, spider: Any = None) -> Any:
+        if not isinstance(item, PageItem):
+            return item
+        return process_item(self, item, spider)
+
+    return process_page  # type: ignore[return-value]
 
 
 class MatchingStage:
-    """Base of the matching pipelines; a user's own filter can subclass it too (docs/design.md)."""
+    """Base of the matching pipelines; a user's own filter can subclass it too (docs/custom_filter.md).
+    Decorate ``process_item`` with :func:`pages_only`."""
 
     def __init__(self, runtime: BitextRuntime) -> None:
         self.runtime = runtime
@@ -23,10 +53,10 @@ class MatchingStage:
 
     @classmethod
     def from_crawler(cls: type[_Stage], crawler: Any) -> _Stage:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
+        # Checked before the runtime exists: a crawl with bitext off opens no database.
+        if not BitextConfig.from_crawler(crawler).enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
-        return cls(runtime)
+        return cls(BitextRuntime.of(crawler))
 
 
 class EvidenceStage(MatchingStage):
@@ -35,6 +65,6 @@ class EvidenceStage(MatchingStage):
 
     @classmethod
     def from_crawler(cls: type[_Stage], crawler: Any) -> _Stage:
-        if not BitextRuntime.of(crawler).config.evidence_enabled:
+        if not BitextConfig.from_crawler(crawler).evidence_enabled:
             raise NotConfigured("BITEXT_EVIDENCE_ENABLED is off")
         return super().from_crawler(crawler)  # type: ignore[misc]

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.store.database import SentenceRecord, SiteCandidate
@@ -43,7 +44,7 @@ from matchers.content.content_match import ContentMatch, length_difference, matc
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
 from matchers.site.page_index import CandidateSet, SiteIndex
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
 
@@ -331,7 +332,7 @@ class ContentFilterPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ContentFilterPipeline:
-        if not BitextRuntime.of(crawler).config.content_enabled:
+        if not BitextConfig.from_crawler(crawler).content_enabled:
             raise NotConfigured("BITEXT_CONTENT_ENABLED is off")
         return super().from_crawler(crawler)
 
@@ -339,10 +340,11 @@ class ContentFilterPipeline(MatchingStage):
         for key, n in self.filter.counts.items():
             self.stats.set_value(f"bitext/content/{key}", n)
 
+    @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.content is None or not item.eligible:
             return item
-        state = self.runtime.sites[item.site]
+        state = self.runtime.site(item.site)
         cpu = await asyncio.get_running_loop().run_in_executor(
             self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
             item.candidates,

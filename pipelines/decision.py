@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.store.database import SiteCandidate
@@ -43,7 +44,7 @@ from matchers.structure.unsupervised_threshold import (
     shape,
     shape_features,
 )
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 from pipelines.content_filter import maturity
 
 logger = logging.getLogger(__name__)
@@ -68,11 +69,12 @@ class DecisionPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DecisionPipeline:
-        cfg = BitextRuntime.of(crawler).config
+        cfg = BitextConfig.from_crawler(crawler)
         if not cfg.content_enabled and not cfg.evidence_enabled:
             raise NotConfigured("BITEXT_CONTENT_ENABLED and BITEXT_EVIDENCE_ENABLED are off")
         return super().from_crawler(crawler)
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         return item
 

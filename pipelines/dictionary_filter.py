@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from matchers.content.dictionary_filter import (
@@ -31,7 +32,7 @@ from matchers.content.dictionary_filter import (
     translate_bag,
 )
 from matchers.page.page_content import PageContent
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ class DictionaryFilterPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DictionaryFilterPipeline:
-        if not BitextRuntime.of(crawler).config.dictionary:
+        if not BitextConfig.from_crawler(crawler).dictionary:
             raise NotConfigured("BITEXT_DICTIONARY is not set")
         return super().from_crawler(crawler)
 
@@ -108,10 +109,11 @@ class DictionaryFilterPipeline(MatchingStage):
         self.filter = DictionaryFilter(dic, self.config.dictionary_threshold_1, self.config.dictionary_threshold_2)
         runtime.before_resolve.append(self.site_step)
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if self.filter is None or item.content is None or not item.candidates or item.lang is None:
             return item
-        index = self.runtime.sites[item.site].index
+        index = self.runtime.site(item.site).index
         for cand in item.candidates:
             if not self.filter.covers(item.lang, cand.lang):
                 continue

@@ -7,14 +7,15 @@ from typing import Any
 
 from bitext_spider.items import PageItem
 from matchers.site.image_evidence import image_names
-from pipelines.base import EvidenceStage
+from pipelines.base import EvidenceStage, pages_only
 
 
 class ImageEvidencePipeline(EvidenceStage):
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item
         item.images = item.parsed.images if item.parsed is not None else image_names(item.html, item.url)
         if item.eligible and item.lang is not None:
-            self.runtime.sites[item.site].evidence.add_images(item.url, item.lang, item.images)
+            self.runtime.site(item.site).evidence.add_images(item.url, item.lang, item.images)
         return item

@@ -8,10 +8,11 @@ from typing import Any
 
 from bitext_spider.items import PageItem
 from matchers.page.page_parse import page_language
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 
 class LanguagePipeline(MatchingStage):
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         features = item.features
         if item.parsed is not None:

@@ -7,14 +7,15 @@ from typing import Any
 
 from bitext_spider.items import PageItem
 from matchers.page.outlinks import outlinks
-from pipelines.base import EvidenceStage
+from pipelines.base import EvidenceStage, pages_only
 
 
 class LinkEvidencePipeline(EvidenceStage):
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item
         item.outlinks = item.parsed.outlinks if item.parsed is not None else outlinks(item.html, item.url)
         if item.eligible and item.lang is not None:
-            self.runtime.sites[item.site].evidence.add_links(item.url, item.lang, item.outlinks)
+            self.runtime.site(item.site).evidence.add_links(item.url, item.lang, item.outlinks)
         return item

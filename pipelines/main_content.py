@@ -15,28 +15,29 @@ from typing import Any
 
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
-from bitext_spider.runtime import BitextRuntime
 from matchers.page.main_content import Paragraph, extract_paragraphs
 from matchers.page.page_content import Piece, StoredParagraph, page_content
 from matchers.page.page_parse import paragraph_language
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 
 class MainContentPipeline(MatchingStage):
     @classmethod
     def from_crawler(cls, crawler: Any) -> MainContentPipeline:
         # Every stage in the chain costs each item Scrapy's chaining, even one that passes it on.
-        if not BitextRuntime.of(crawler).config.parse_options().main_content:
+        if not BitextConfig.from_crawler(crawler).parse_options().main_content:
             raise NotConfigured("neither the content filter nor a dictionary is on")
         return super().from_crawler(crawler)
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.html is None or item.lang is None:
             return item
         if not self.parse_options.main_content:
             return item
-        site = self.runtime.sites[item.site]
+        site = self.runtime.site(item.site)
         parsed = item.parsed
         paragraphs: list[Paragraph]
         langs: list[str | None] | None = None

@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from pipelines.base import EvidenceStage
+from pipelines.base import EvidenceStage, pages_only
 
 
 class NearDuplicatePipeline(EvidenceStage):
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.eligible and item.lang is not None and item.content is not None:
-            self.runtime.sites[item.site].evidence.add_paragraph_hashes(item.url, item.lang, item.content.paragraphs)
+            self.runtime.site(item.site).evidence.add_paragraph_hashes(item.url, item.lang, item.content.paragraphs)
         return item

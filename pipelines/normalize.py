@@ -14,12 +14,13 @@ from matchers.page.decoding import decode_html, looks_binary
 from matchers.page.linearize import linearize
 from matchers.page.page_parse import too_large
 from matchers.structure.size_ratio import script_weighted_length
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
 
 
 class NormalizePipeline(MatchingStage):
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         parsed = item.parsed
         if parsed.binary if parsed is not None else looks_binary(item.body):

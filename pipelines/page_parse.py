@@ -16,7 +16,7 @@ from scrapy.exceptions import DropItem, NotConfigured
 
 from bitext_spider.items import PageItem
 from bitext_spider.workers.page_parser import PageParser, ParseTimeout
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 
 class PageParsePipeline(MatchingStage):
@@ -35,6 +35,7 @@ class PageParsePipeline(MatchingStage):
     def open_spider(self, spider: Any = None) -> None:
         self.parser.start()
 
+    @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.parsed is None:
             try:

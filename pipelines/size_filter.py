@@ -13,7 +13,7 @@ from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from matchers.site.page_index import CandidateSet, PageFeatures, SiteIndex
 from matchers.structure.size_ratio import size_passing
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 
 def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> tuple[list[CandidateSet], int]:
@@ -34,10 +34,11 @@ def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> t
 
 class SizeFilterPipeline(MatchingStage):
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.features is None or item.lang is None:
             return item
-        site = self.runtime.sites[item.site]
+        site = self.runtime.site(item.site)
         f = item.features
         page = PageFeatures(
             item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens, item.content

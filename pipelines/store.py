@@ -8,10 +8,13 @@ import time
 from typing import Any
 
 import numpy as np
+from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.store.database import CandidateRecord, PageRecord
+from pipelines.base import pages_only
 
 # The score a candidate is ranked by in the one-to-one resolution, by preference: a combined
 # decision score if a later filter wrote one, else the structure similarity, else size closeness.
@@ -81,10 +84,13 @@ class StorePipeline:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> StorePipeline:
+        if not BitextConfig.from_crawler(crawler).enabled:
+            raise NotConfigured("BITEXT_ENABLED is off")
         return cls(BitextRuntime.of(crawler))
 
+    @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
-        site = self.runtime.sites[item.site]
+        site = self.runtime.site(item.site)
         config = self.runtime.config
         record = page_record(item, site.site_id, site.index.index, config.max_candidates_per_lang)
         writer = self.runtime.writer

@@ -35,7 +35,7 @@ from bitext_spider.workers.cpu_stat import CpuStat
 from bitext_spider.workers.structure_worker import Request, filter_in_worker, init_worker, one_numba_thread
 from matchers.site.page_index import SiteIndex
 from matchers.structure.structure_filter import structure_filter
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
 
@@ -71,10 +71,11 @@ class StructureFilterPipeline(MatchingStage):
     def worker_pid(self) -> int | None:
         return self._channel.pid if self._channel is not None else None
 
+    @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.candidates or item.features is None:
             return item
-        index = self.runtime.sites[item.site].index
+        index = self.runtime.site(item.site).index
         params = (
             self.config.structure_max_ratio,
             self.config.structure_min_correlation,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from pipelines.base import EvidenceStage
+from pipelines.base import EvidenceStage, pages_only
 
 _GROWTH = 2.0
 _MIN_PAGES = 50
@@ -22,10 +22,11 @@ class UrlKeyPipeline(EvidenceStage):
         super().__init__(runtime)
         self._recomputed_at: dict[str, int] = {}
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.lang is None:
             return item
-        evidence = self.runtime.sites[item.site].evidence
+        evidence = self.runtime.site(item.site).evidence
         evidence.add_url(item.url, item.lang)
         n = len(evidence.url_keys)
         if n >= _MIN_PAGES and n >= _GROWTH * self._recomputed_at.get(item.site, 0):

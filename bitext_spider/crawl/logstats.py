@@ -130,6 +130,8 @@ class BitextLogStats:
     @classmethod
     def from_crawler(cls, crawler: Any) -> BitextLogStats:
         config = BitextConfig.from_crawler(crawler)
+        if not config.enabled:
+            raise NotConfigured("BITEXT_ENABLED is off")
         if config.logstats_interval <= 0:
             raise NotConfigured
         ext = cls(crawler, config.logstats_interval, config.max_pages_per_site)

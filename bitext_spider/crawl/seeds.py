@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -58,6 +59,32 @@ def normalize_seed_url(token: str) -> str | None:
 def site_key(urls: list[str]) -> str:
     """Stable name of a site: its sorted ``host[:port]`` list."""
     return " ".join(sorted({urlsplit(u).netloc.lower() for u in urls}))
+
+
+def page_site(url: str, domains: Iterable[str] = ()) -> Site:
+    """The site of a page that no seeds line named (a page of a user's own spider).
+
+    With ``domains`` (the spider's ``allowed_domains``), the most specific domain the page's host
+    is in or under: ``allowed_domains = ["example.org"]`` makes ``en.example.org`` and
+    ``fr.example.org`` one site, whose pages are compared with each other.  Otherwise, or for a
+    host outside them, the page's ``host[:port]``: the key a one-host seeds line gives the same
+    host, so ``scrapy crawl site`` and a user's spider share that site's pages in one database.
+    """
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    best = ""
+    for domain in domains:
+        d = str(domain).strip().lower().lstrip(".")
+        name = d.split(":", 1)[0]  # Scrapy's offsite filter allows a port in allowed_domains
+        if name and (host == name or host.endswith("." + name)) and len(d) > len(best):
+            best = d
+    key = best or (host if parts.port is None else f"{host}:{parts.port}")
+    return Site(key, (url,), frozenset({key}))
+
+
+def site_from_key(key: str) -> Site:
+    """A site known only by its key (``host[:port]`` names separated by spaces, or a domain)."""
+    return Site(key, (), frozenset(key.split()))
 
 
 def parse_seeds_text(text: str, source: str = "seeds") -> SeedsReport:

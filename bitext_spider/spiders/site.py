@@ -1,5 +1,8 @@
 """The ``site`` spider: crawl each seed site and yield one :class:`PageItem` per HTML page.
 
+The reference spider of the project; any other spider gets its pages from the add-on's page
+middleware (docs/addon.md).
+
     scrapy crawl site -a seeds=list.txt [-a langs=en,fr]
 
 It stays on each site's hosts, follows ``<a href>``, ``<link rel="alternate" hreflang>``, RSS/Atom
@@ -22,7 +25,7 @@ import parsel
 import scrapy
 from protego import Protego
 from scrapy.exceptions import IgnoreRequest
-from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
+from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
@@ -30,6 +33,7 @@ from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
 from bitext_spider.config import BitextConfig
+from bitext_spider.crawl.middlewares import SITE_META, is_html
 from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
@@ -39,7 +43,9 @@ from matchers.page.outlinks import follow_links
 logger = logging.getLogger(__name__)
 
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
-_SITE = "bitext_site"
+# Every request carries its seed site's key; the add-on's page middleware leaves those responses
+# to this spider, which makes their pages itself (it needs the parse for the links it follows).
+_SITE = SITE_META
 
 
 def _job_failed(message: str) -> None:
@@ -237,12 +243,7 @@ class SiteSpider(scrapy.Spider):
                    failure.getErrorMessage())
 
     # -- helpers ------------------------------------------------------------------------------
-    @staticmethod
-    def _is_html(response: Response) -> bool:
-        if isinstance(response, HtmlResponse):
-            return True
-        ctype = response.headers.get("Content-Type", b"").decode("latin-1").lower()
-        return any(t in ctype for t in _HTML_TYPES)
+    _is_html = staticmethod(is_html)
 
     @staticmethod
     def _is_xml(response: Response) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from bitext_spider.items import PageItem
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 
@@ -27,11 +27,12 @@ def numbers(text: str) -> frozenset[str]:
 class SharedNumbersPipeline(MatchingStage):
     """Add to ITEM_PIPELINES between the content filter (500) and the decision (800), e.g. 700."""
 
+    @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.content is None:
             return item
         mine = numbers(" ".join(item.content.sentences))
-        index = self.runtime.sites[item.site].index
+        index = self.runtime.site(item.site).index
         for cand in item.candidates:
             contents = index.index(cand.lang).content
             values = np.full(len(cand), np.nan)
