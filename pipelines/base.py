@@ -2,17 +2,40 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, TypeVar
 
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 
 _Stage = TypeVar("_Stage", bound="MatchingStage")
 
 
 class MatchingStage:
-    """Base of the matching pipelines; a user's own filter can subclass it too (docs/design.md)."""
+    """Base of the matching pipelines; a user's own filter can subclass it too (docs/design.md).
+
+    A stage's ``process_item`` sees pages only: Scrapy sends every item through every pipeline,
+    and pair items (bitext_spider.pair_flow) and a user's own items pass the matching stages
+    untouched.  The check is made here once, for every subclass, rather than in each stage.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("process_item")
+        if own is None or getattr(own, "_pages_only", False):
+            return
+
+        @functools.wraps(own)
+        def process_item(self: Any, item: Any, spider: Any = None) -> Any:
+            if not isinstance(item, PageItem):
+                return item
+            # Scrapy passes the spider only to a process_item that requires it.
+            return own(self, item) if spider is None else own(self, item, spider)
+
+        process_item._pages_only = True  # type: ignore[attr-defined]
+        cls.process_item = process_item  # type: ignore[method-assign]
 
     def __init__(self, runtime: BitextRuntime) -> None:
         self.runtime = runtime

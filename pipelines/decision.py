@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from scrapy.exceptions import NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.store import SiteCandidate
@@ -62,19 +63,40 @@ _EXPLICIT_LINK = 0.7
 
 
 class DecisionPipeline(MatchingStage):
+    """Turns the decision on for the crawl's close (bitext_spider.resolution runs it there); pages
+    pass untouched as they arrive, since the site-wide evidence is complete only at close."""
+
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
-        runtime.before_resolve.append(self.decide_site)
+        runtime.resolver.decision = SiteDecision(runtime)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DecisionPipeline:
         cfg = BitextRuntime.of(crawler).config
-        if not cfg.content_enabled and not cfg.evidence_enabled:
+        if not decision_enabled(cfg):
             raise NotConfigured("BITEXT_CONTENT_ENABLED and BITEXT_EVIDENCE_ENABLED are off")
         return super().from_crawler(crawler)
 
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         return item
+
+
+def decision_enabled(config: BitextConfig) -> bool:
+    """Whether the decision has evidence to weigh (else candidates are resolved on the page
+    filters' scores alone)."""
+    return config.enabled and (config.content_enabled or config.evidence_enabled)
+
+
+class SiteDecision:
+    """Every candidate of a site gets all evidence and one decision, stored with it (at close)."""
+
+    def __init__(self, runtime: BitextRuntime) -> None:
+        self.runtime = runtime
+        self.config = runtime.config
+
+    @property
+    def stats(self) -> Any:
+        return self.runtime.stats
 
     # -- evidence pieces ----------------------------------------------------------------------
     def _structure(self, state: SiteState, url_a: str, url_b: str) -> tuple[float | None, bool]:

@@ -83,7 +83,9 @@ class StorePipeline:
     def from_crawler(cls, crawler: Any) -> StorePipeline:
         return cls(BitextRuntime.of(crawler))
 
-    async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
+    async def process_item(self, item: Any, spider: Any = None) -> Any:
+        if not isinstance(item, PageItem):
+            return item  # pair items and a user's own items are not pages to store
         site = self.runtime.sites[item.site]
         config = self.runtime.config
         record = page_record(item, site.site_id, site.index.index, config.max_candidates_per_lang)
