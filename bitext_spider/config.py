@@ -136,6 +136,9 @@ class BitextConfig:
     writer_batch: int = 200
     writer_backlog: int = 2000
     writer_interval: float = 0.5
+    # Send pairs accepted as pages arrive through the item flow (status "provisional"); the final
+    # pairs are sent when the spider goes idle either way (bitext_spider.pair_flow).
+    provisional_pairs: bool = True
 
     _SETTING_NAMES = {
         "enabled": "BITEXT_ENABLED",
@@ -186,6 +189,7 @@ class BitextConfig:
         "writer_batch": "BITEXT_WRITER_BATCH",
         "writer_backlog": "BITEXT_WRITER_BACKLOG",
         "writer_interval": "BITEXT_WRITER_INTERVAL",
+        "provisional_pairs": "BITEXT_PROVISIONAL_PAIRS",
     }
 
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -94,8 +95,9 @@ class BitextRuntime:
         self.models = ModelRegistry(self.store, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
         self._resolver: Resolver | None = None
-        self.pages_written = 0
-        self._resolved_at: int | None = None  # pages_written when the sites were last resolved
+        self.pages_submitted = 0  # pages handed to the writer (by the store stage)
+        self._resolved_at: int | None = None  # pages_submitted when the sites were last resolved
+        self._resolve_lock = threading.Lock()
         self._closed = False
         self._switch_interval = sys.getswitchinterval()
         if self.config.enabled and self.config.gil_switch_interval > 0:
@@ -124,7 +126,6 @@ class BitextRuntime:
         return runtime
 
     def _written(self, records: list[PageRecord]) -> None:
-        self.pages_written += len(records)
         self.stats.inc_value("bitext/pages/stored", len(records))
 
     def open_site(self, site: Site) -> SiteState:
@@ -183,19 +184,20 @@ class BitextRuntime:
 
     @property
     def resolved(self) -> bool:
-        """Whether the sites were resolved after the last page was written."""
-        return self._resolved_at == self.pages_written
+        """Whether the sites were resolved after the last page was handed to the writer."""
+        return self._resolved_at == self.pages_submitted
 
     def resolve(self) -> Counter[str]:
         """Commit the pages waiting for the writer, then resolve every site (the crawl calls it
         when the spider goes idle, from a thread).  Returns the final pairs by language pair."""
-        self.writer.flush()
-        return self._resolve()
+        with self._resolve_lock:
+            submitted = self.pages_submitted
+            self.writer.flush()
+            return self._resolve(submitted)
 
-    def _resolve(self) -> Counter[str]:
-        written = self.pages_written
+    def _resolve(self, submitted: int) -> Counter[str]:
         total = self.resolver.run(list(self.sites.values()))
-        self._resolved_at = written
+        self._resolved_at = submitted
         return total
 
     def close(self) -> None:
@@ -208,10 +210,12 @@ class BitextRuntime:
         if self.page_parser is not None:
             self.page_parser.close()
         self.models.stop_snapshots()
-        self.writer.flush()
-        self.writer.close()
-        if not self.resolved:
-            self._resolve()
+        # A resolution started at idle may still run when a crawl is stopped: it is waited for.
+        with self._resolve_lock:
+            self.writer.flush()
+            self.writer.close()
+            if not self.resolved:
+                self._resolve(self.pages_submitted)
         if self.writer.failures:
             self.stats.set_value("bitext/errors/store", self.writer.failures)
         self.store.close()

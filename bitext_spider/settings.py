@@ -54,11 +54,18 @@ ITEM_PIPELINES = {
     "pipelines.content_filter.ContentFilterPipeline": 500,
     "pipelines.dictionary_filter.DictionaryFilterPipeline": 550,
     "pipelines.decision.DecisionPipeline": 800,
+    "pipelines.pairs.PairPipeline": 850,
     "pipelines.store.StorePipeline": 900,
+    "pipelines.pairs.PageSinkPipeline": 1000,
 }
 EXTENSIONS = {
     "bitext_spider.logstats.BitextLogStats": 500,
+    "bitext_spider.pair_flow.FinalPairs": 510,
+    "bitext_spider.feed_guard.FeedGuard": 520,
 }
+# The project's `crawl` command: Scrapy's, with a non-zero exit status when a feed failed
+# (bitext_spider.feed_guard).
+COMMANDS_MODULE = "bitext_spider.commands"
 
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 LOG_LEVEL = "INFO"
