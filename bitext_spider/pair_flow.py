@@ -36,6 +36,7 @@ from bitext_spider.items import PairItem
 from bitext_spider.runtime import BitextRuntime
 from matchers.decision import Evidence, decide
 from matchers.page_index import CandidateSet
+from pipelines.store import rank_scores
 
 logger = logging.getLogger(__name__)
 
@@ -80,8 +81,6 @@ class ProvisionalPairs:
 
     def arrival_scores(self, cand: CandidateSet) -> tuple[np.ndarray, np.ndarray]:
         """Each candidate's score at arrival and whether it is accepted."""
-        from pipelines.store import rank_scores
-
         n = len(cand)
         if not self.decision:
             return rank_scores(cand.scores, n), np.ones(n, dtype=bool)

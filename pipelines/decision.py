@@ -1,6 +1,7 @@
 """Decision stage: when the crawl closes, every candidate pair of a site gets every piece of
 evidence and one decision (matchers.decision), stored with it; only accepted candidates go on to
-the one-to-one resolution.
+the one-to-one resolution.  :class:`SiteDecision` does it, as step 3 of the close-time sequence
+(bitext_spider.resolution); the stage turns that step on.
 
 The candidates are those the page-by-page filters stored (size + structure + content, or content
 alone), plus the pairs only site-wide evidence can propose: URL pairing keys (Kit & Ng) and
