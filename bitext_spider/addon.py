@@ -41,7 +41,10 @@ ITEM_PIPELINES: dict[str, int] = {
     "pipelines.content_filter.ContentFilterPipeline": 500,
     "pipelines.dictionary_filter.DictionaryFilterPipeline": 550,
     "pipelines.decision.DecisionPipeline": 800,
+    "pipelines.pairs.PairPipeline": 850,
     "pipelines.store.StorePipeline": 900,
+    # Last: page items leave the item flow here, so feeds get pairs and the spider's own items.
+    "pipelines.pairs.PageSinkPipeline": 1000,
 }
 SPIDER_MIDDLEWARES: dict[str, int] = {
     # Next to the spider, before Scrapy's depth and offsite middlewares drop any of its requests:
@@ -50,6 +53,8 @@ SPIDER_MIDDLEWARES: dict[str, int] = {
 }
 EXTENSIONS: dict[str, int] = {
     "bitext_spider.crawl.logstats.BitextLogStats": 500,
+    "bitext_spider.pair_flow.FinalPairs": 510,
+    "bitext_spider.feed_guard.FeedGuard": 520,
 }
 ROBOTSTXT_MIDDLEWARE = "bitext_spider.crawl.middlewares.RobotsTxtMiddleware"
 

@@ -44,3 +44,21 @@ class PageItem:
     images: list[str] = field(default_factory=list, repr=False)
     candidates: list[CandidateSet] = field(default_factory=list, repr=False)
     note: str = ""
+
+
+@dataclass
+class PairItem:
+    """Two pages that are translations of each other, as the crawl's items (feeds, ``-O``).
+
+    ``status`` is ``"provisional"`` for a pair accepted as a page arrives (docs/design.md, "Pairs
+    as they are found"; a later page may supersede it) and ``"final"`` for the one-to-one result
+    the crawl ends with, which is what ``bitext export pairs`` gives.  ``lang1``/``url1`` and
+    ``lang2``/``url2`` are in the order the database stores them.
+    """
+
+    lang1: str
+    url1: str
+    lang2: str
+    url2: str
+    score: float
+    status: str = "provisional"

@@ -1,9 +1,11 @@
 """Per-crawl state shared by the spider and the pipelines through the crawler (no module globals).
 
 ``BitextRuntime.of(crawler)`` returns the one runtime of a crawl: its typed config, the store and
-its writer thread, the language identifier, and one :class:`SiteState` per site (the index of the
-site's earlier pages, rebuilt from the database when a crawl is resumed): the seed sites of the
-``site`` spider, and the sites derived from page URLs for any other spider (docs/addon.md).
+its writer thread, the language identifier, the close-time :class:`~bitext_spider.resolution.Resolver`,
+and one :class:`SiteState` per site (the index of the site's earlier pages, rebuilt from the
+database when a crawl is resumed): the seed sites of the ``site`` spider, and the sites derived
+from page URLs for any other spider (docs/addon.md).  ``bitext resolve`` builds one without a
+crawler (``BitextRuntime(None, config=..., stats=...)``) to resolve a database's sites.
 """
 
 from __future__ import annotations
@@ -12,9 +14,8 @@ import logging
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.seeds import Site, site_from_key
@@ -26,6 +27,9 @@ from matchers.page.main_content import RepeatedBlocks
 from matchers.page.page_content import page_content
 from matchers.site.page_index import PageFeatures, SiteIndex
 from matchers.site.site_evidence import SiteEvidence
+
+if TYPE_CHECKING:
+    from bitext_spider.resolution import Resolver
 
 logger = logging.getLogger(__name__)
 
@@ -52,10 +56,30 @@ class SiteState:
         return self.site.key
 
 
+class Stats:
+    """The part of Scrapy's stats collector the runtime uses, for runs without a crawler."""
+
+    def __init__(self) -> None:
+        self._values: dict[str, Any] = {}
+
+    def get_value(self, key: str, default: Any = None) -> Any:
+        return self._values.get(key, default)
+
+    def set_value(self, key: str, value: Any) -> None:
+        self._values[key] = value
+
+    def inc_value(self, key: str, count: int = 1, start: int = 0) -> None:
+        self._values[key] = self._values.get(key, start) + count
+
+    def get_stats(self) -> dict[str, Any]:
+        return dict(self._values)
+
+
 class BitextRuntime:
-    def __init__(self, crawler: Any) -> None:
+    def __init__(self, crawler: Any, config: BitextConfig | None = None, stats: Any = None) -> None:
         self.crawler = crawler
-        self.config = BitextConfig.from_crawler(crawler)
+        self.config = config if config is not None else BitextConfig.from_crawler(crawler)
+        self._stats = stats
         self.store = Store(self.config.db_url)
         self.writer = StoreWriter(
             self.store,
@@ -67,17 +91,17 @@ class BitextRuntime:
         # Parses each HTML page in worker processes, for the spider's links and the stages alike.
         self.page_parser = (
             PageParser(self.config, crawler)
-            if self.config.enabled and self.config.parse_workers > 0 else None
+            if crawler is not None and self.config.enabled and self.config.parse_workers > 0 else None
         )
         self.models = ModelRegistry(self.store, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
         # Sites are opened from worker threads (asyncio.to_thread): one at a time, so two pages
         # of a new site arriving together open it once.
         self._open_lock = threading.Lock()
-        # Site-level steps of the matching stages, run when the crawl closes: before the
-        # one-to-one resolution (they may add or drop candidates) and after it (on final pairs).
-        self.before_resolve: list[Callable[[SiteState], None]] = []
-        self.after_resolve: list[Callable[[SiteState], None]] = []
+        self._resolver: Resolver | None = None
+        self.pages_submitted = 0  # pages handed to the writer (by the store stage)
+        self._resolved_at: int | None = None  # pages_submitted when the sites were last resolved
+        self._resolve_lock = threading.Lock()
         self._closed = False
         self._switch_interval = sys.getswitchinterval()
         if self.config.enabled and self.config.gil_switch_interval > 0:
@@ -86,7 +110,16 @@ class BitextRuntime:
     @property
     def stats(self) -> Any:
         # The crawler's stats exist only once the crawl starts, after components are built.
-        return self.crawler.stats
+        return self._stats if self._stats is not None else self.crawler.stats
+
+    @property
+    def resolver(self) -> Resolver:
+        """The close-time sequence; the stages that take part in it turn their steps on."""
+        if self._resolver is None:
+            from bitext_spider.resolution import Resolver  # its steps' modules import this one
+
+            self._resolver = Resolver(self)
+        return self._resolver
 
     @classmethod
     def of(cls, crawler: Any) -> BitextRuntime:
@@ -143,16 +176,7 @@ class BitextRuntime:
         self.sites[site.key] = state
         return state
 
-    def _run_steps(self, steps: list[Callable[[SiteState], None]], state: SiteState) -> None:
-        for step in steps:
-            try:
-                step(state)
-            except Exception:
-                # A failing step must not cost the pairs already found: resolution still runs.
-                logger.exception("site %s: %s failed", state.key, getattr(step, "__qualname__", step))
-                self.stats.inc_value("bitext/errors/close_step")
-
-    def _save_models(self) -> None:
+    def save_models(self) -> None:
         """Store each site's training, then fold it into the language pairs' models."""
         try:
             saved = self.models.save_all()
@@ -171,8 +195,27 @@ class BitextRuntime:
             self.stats.set_value("bitext/models/folded_sites", self.models.folded_sites)
             self.stats.set_value("bitext/models/folded_sentences", self.models.folded_sentences)
 
+    @property
+    def resolved(self) -> bool:
+        """Whether the sites were resolved after the last page was handed to the writer."""
+        return self._resolved_at == self.pages_submitted
+
+    def resolve(self) -> Counter[str]:
+        """Commit the pages waiting for the writer, then resolve every site (the crawl calls it
+        when the spider goes idle, from a thread).  Returns the final pairs by language pair."""
+        with self._resolve_lock:
+            submitted = self.pages_submitted
+            self.writer.flush()
+            return self._resolve(submitted)
+
+    def _resolve(self, submitted: int) -> Counter[str]:
+        total = self.resolver.run(list(self.sites.values()))
+        self._resolved_at = submitted
+        return total
+
     def close(self) -> None:
-        """Flush pending writes and resolve every site's pairs (idempotent)."""
+        """Flush pending writes, resolve every site unless nothing changed since the last
+        resolution, and release everything (idempotent)."""
         if self._closed:
             return
         self._closed = True
@@ -180,19 +223,12 @@ class BitextRuntime:
         if self.page_parser is not None:
             self.page_parser.close()
         self.models.stop_snapshots()
-        self.writer.flush()
-        self.writer.close()
-        total: Counter[str] = Counter()
-        for state in self.sites.values():
-            self._run_steps(self.before_resolve, state)
-            by_langs = self.store.resolve_site(state.site_id)
-            total.update(by_langs)
-            logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
-            self._run_steps(self.after_resolve, state)
-        self._save_models()
-        self.stats.set_value("bitext/pairs", sum(total.values()))
-        for langs, n in sorted(total.items()):
-            self.stats.set_value(f"bitext/pairs/{langs}", n)
+        # A resolution started at idle may still run when a crawl is stopped: it is waited for.
+        with self._resolve_lock:
+            self.writer.flush()
+            self.writer.close()
+            if not self.resolved:
+                self._resolve(self.pages_submitted)
         if self.writer.failures:
             self.stats.set_value("bitext/errors/store", self.writer.failures)
         self.store.close()

@@ -327,8 +327,9 @@ class ContentFilterPipeline(MatchingStage):
         # ModelRegistry.updated) in it, so no lock is needed around them.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
         self._cpu = CpuStat("bitext/time/content_cpu_ms")
-        runtime.before_resolve.append(self._sweep)
-        runtime.after_resolve.append(self._sentences)
+        # The close-time steps (rejudging, the close sweep, the final pairs' sentences) run in
+        # bitext_spider.resolution with this filter, which knows the checks made at arrival.
+        runtime.resolver.content = self.filter
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ContentFilterPipeline:
@@ -354,16 +355,6 @@ class ContentFilterPipeline(MatchingStage):
         self.stats.inc_value("bitext/candidates/content", sum(len(c) for c in item.candidates))
         self._publish()
         return item
-
-    def _sweep(self, state: SiteState) -> None:
-        candidates = self.runtime.store.site_candidates(state.site_id)
-        self.filter.sweep_site(state, self.filter.rejudge_site(state, candidates))
-        self._publish()
-
-    def _sentences(self, state: SiteState) -> None:
-        n = self.filter.store_sentences(state)
-        self.stats.inc_value("bitext/sentences", n)
-        self._publish()
 
     def close_spider(self, spider: Any = None) -> None:
         self._executor.shutdown(wait=True)

@@ -1,6 +1,7 @@
 """Decision stage: when the crawl closes, every candidate pair of a site gets every piece of
 evidence and one decision (matchers.site.decision), stored with it; only accepted candidates go on to
-the one-to-one resolution.
+the one-to-one resolution.  :class:`SiteDecision` does it, as step 3 of the close-time sequence
+(bitext_spider.resolution); the stage turns that step on.
 
 The candidates are those the page-by-page filters stored (size + structure + content, or content
 alone), plus the pairs only site-wide evidence can propose: URL pairing keys (Kit & Ng) and
@@ -63,20 +64,41 @@ _EXPLICIT_LINK = 0.7
 
 
 class DecisionPipeline(MatchingStage):
+    """Turns the decision on for the crawl's close (bitext_spider.resolution runs it there); pages
+    pass untouched as they arrive, since the site-wide evidence is complete only at close."""
+
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
-        runtime.before_resolve.append(self.decide_site)
+        runtime.resolver.decision = SiteDecision(runtime)
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> DecisionPipeline:
         cfg = BitextConfig.from_crawler(crawler)
-        if not cfg.content_enabled and not cfg.evidence_enabled:
+        if not decision_enabled(cfg):
             raise NotConfigured("BITEXT_CONTENT_ENABLED and BITEXT_EVIDENCE_ENABLED are off")
         return super().from_crawler(crawler)
 
     @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         return item
+
+
+def decision_enabled(config: BitextConfig) -> bool:
+    """Whether the decision has evidence to weigh (else candidates are resolved on the page
+    filters' scores alone)."""
+    return config.enabled and (config.content_enabled or config.evidence_enabled)
+
+
+class SiteDecision:
+    """Every candidate of a site gets all evidence and one decision, stored with it (at close)."""
+
+    def __init__(self, runtime: BitextRuntime) -> None:
+        self.runtime = runtime
+        self.config = runtime.config
+
+    @property
+    def stats(self) -> Any:
+        return self.runtime.stats
 
     # -- evidence pieces ----------------------------------------------------------------------
     def _structure(self, state: SiteState, url_a: str, url_b: str) -> tuple[float | None, bool]:

@@ -97,17 +97,8 @@ class DictionaryFilterPipeline(MatchingStage):
         self.filter: DictionaryFilter | None = None
         if not self.config.dictionary:
             return
-        try:
-            dic = load_dictionary(self.config.dictionary)
-        except DictionaryError as exc:
-            logger.error("BITEXT_DICTIONARY: %s", exc)
-            raise DictionaryConfigError(str(exc)) from exc
-        logger.info(
-            "dictionary %s: %s-%s, %d word pairs (%d malformed lines skipped)",
-            self.config.dictionary, dic.lang1, dic.lang2, len(dic), len(dic.skipped),
-        )
-        self.filter = DictionaryFilter(dic, self.config.dictionary_threshold_1, self.config.dictionary_threshold_2)
-        runtime.before_resolve.append(self.site_step)
+        self.filter = load_filter(self.config)
+        runtime.resolver.dictionary = self.filter
 
     @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
@@ -136,38 +127,53 @@ class DictionaryFilterPipeline(MatchingStage):
         self.stats.inc_value("bitext/candidates/dictionary", sum(len(c) for c in item.candidates))
         return item
 
-    def site_step(self, state: SiteState) -> None:
-        """At close: judge the candidates found after arrival (the content filter's sweep), then
-        apply PCB's policy to ambiguous pages if it is on."""
-        from matchers.content.dictionary_filter import drop_ambiguous
 
-        assert self.filter is not None
-        store = self.runtime.store
-        groups: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
-        doomed: list[int] = []
-        for c in store.site_candidates(state.site_id):
-            if not self.filter.covers(c.lang1, c.lang2):
+def load_filter(config: BitextConfig) -> DictionaryFilter:
+    """The filter of ``BITEXT_DICTIONARY``; DictionaryConfigError (logged) if it cannot be used."""
+    try:
+        dic = load_dictionary(config.dictionary)
+    except DictionaryError as exc:
+        logger.error("BITEXT_DICTIONARY: %s", exc)
+        raise DictionaryConfigError(str(exc)) from exc
+    logger.info(
+        "dictionary %s: %s-%s, %d word pairs (%d malformed lines skipped)",
+        config.dictionary, dic.lang1, dic.lang2, len(dic), len(dic.skipped),
+    )
+    return DictionaryFilter(dic, config.dictionary_threshold_1, config.dictionary_threshold_2)
+
+
+def close_site(dfilter: DictionaryFilter, runtime: BitextRuntime, state: SiteState) -> None:
+    """At close: judge the candidates found after arrival (the content filter's sweep), then
+    apply PCB's policy to ambiguous pages if it is on."""
+    from matchers.content.dictionary_filter import drop_ambiguous
+
+    store = runtime.store
+    stats = runtime.stats
+    groups: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    doomed: list[int] = []
+    for c in store.site_candidates(state.site_id):
+        if not dfilter.covers(c.lang1, c.lang2):
+            continue
+        if f"dictionary_{c.lang1}" not in c.scores:
+            a, b = state.index.content(c.url1), state.index.content(c.url2)
+            if a is None or b is None:
                 continue
-            if f"dictionary_{c.lang1}" not in c.scores:
-                a, b = state.index.content(c.url1), state.index.content(c.url2)
-                if a is None or b is None:
-                    continue
-                if not self.filter.accept(a, self.filter.scores(a, b)):
-                    doomed.append(c.id)
-                    self.stats.inc_value("bitext/dictionary/rejected")
-                    continue
-            # Oriented by language so each page is on one side whichever arrived first.
-            urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
-            groups.setdefault(tuple(sorted((c.lang1, c.lang2))), []).append((c.id, *urls))  # type: ignore[arg-type]
-        ambiguous = 0
-        if self.config.dictionary_drop_ambiguous:
-            for cands in groups.values():
-                _kept, dropped = drop_ambiguous((a, b) for _id, a, b in cands)
-                gone = [i for i, a, b in cands if a in dropped or b in dropped]
-                ambiguous += len(gone)
-                doomed.extend(gone)
-            self.stats.inc_value("bitext/dictionary/dropped_ambiguous", ambiguous)
-        if doomed:
-            store.delete_candidates(doomed)
-            logger.info("site %s: dictionary filter dropped %d candidates (%d of ambiguous pages)",
-                        state.key, len(doomed), ambiguous)
+            if not dfilter.accept(a, dfilter.scores(a, b)):
+                doomed.append(c.id)
+                stats.inc_value("bitext/dictionary/rejected")
+                continue
+        # Oriented by language so each page is on one side whichever arrived first.
+        urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
+        groups.setdefault(tuple(sorted((c.lang1, c.lang2))), []).append((c.id, *urls))  # type: ignore[arg-type]
+    ambiguous = 0
+    if runtime.config.dictionary_drop_ambiguous:
+        for cands in groups.values():
+            _kept, dropped = drop_ambiguous((a, b) for _id, a, b in cands)
+            gone = [i for i, a, b in cands if a in dropped or b in dropped]
+            ambiguous += len(gone)
+            doomed.extend(gone)
+        stats.inc_value("bitext/dictionary/dropped_ambiguous", ambiguous)
+    if doomed:
+        store.delete_candidates(doomed)
+        logger.info("site %s: dictionary filter dropped %d candidates (%d of ambiguous pages)",
+                    state.key, len(doomed), ambiguous)

@@ -18,11 +18,11 @@ from pipelines.base import pages_only
 
 # The score a candidate is ranked by in the one-to-one resolution, by preference: a combined
 # decision score if a later filter wrote one, else the structure similarity, else size closeness.
-_RANK_KEYS = ("score", "structure")
+RANK_KEYS = ("score", "structure")
 
 
-def _rank_scores(scores: dict[str, np.ndarray], n: int) -> np.ndarray:
-    for key in _RANK_KEYS:
+def rank_scores(scores: dict[str, np.ndarray], n: int) -> np.ndarray:
+    for key in RANK_KEYS:
         if key in scores:
             return np.asarray(scores[key], dtype=np.float64)
     if "size_file" in scores:
@@ -61,7 +61,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
     candidates: list[CandidateRecord] = []
     for cand in item.candidates:
         urls = languages(cand.lang).urls
-        rank_array = _rank_scores(cand.scores, len(cand))
+        rank_array = rank_scores(cand.scores, len(cand))
         keep = np.argsort(-rank_array, kind="stable")
         if max_per_lang:
             keep = keep[:max_per_lang]
@@ -95,6 +95,7 @@ class StorePipeline:
         record = page_record(item, site.site_id, site.index.index, config.max_candidates_per_lang)
         writer = self.runtime.writer
         writer.submit(record)
+        self.runtime.pages_submitted += 1
         if writer.backlog > config.writer_backlog:
             # Backpressure: while this item waits, Scrapy stops taking new responses.
             self.stats.inc_value("bitext/store/waits")

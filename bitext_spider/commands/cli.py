@@ -3,6 +3,7 @@
     bitext export pairs|candidates|pages [--db URL] [--format tsv|jsonl] [-o FILE]
     bitext export sentences [--db URL] [--format tsv|jsonl|tmx|moses] [--min-score X] [-o PATH]
     bitext eval --db URL --gold GOLD.tsv [--crawled] [--gold-sentences FILE] [--langs en,fr] [--json]
+    bitext resolve --db URL [--set NAME=VALUE ...]
     bitext demo [--dir DIR] [--docs N] [--langs en,fr,de,es]
 """
 
@@ -15,6 +16,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
@@ -248,6 +250,56 @@ def cmd_explain(args: argparse.Namespace) -> int:
         store.close()
 
 
+def cmd_resolve(args: argparse.Namespace) -> int:
+    """Resolve the stored candidates of every site into final pairs, as a crawl's close does."""
+    from scrapy.utils.project import get_project_settings
+
+    from bitext_spider.config import BitextConfig
+    from bitext_spider.crawl.seeds import Site
+    from bitext_spider.runtime import BitextRuntime, Stats
+    from pipelines.dictionary_filter import DictionaryConfigError
+
+    url = db_url(args.db)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return _fail(f"no database at {url}")
+    # The settings a crawl from here would have (the project's, then -s style overrides), so
+    # the same steps run with the same values.
+    settings = get_project_settings().copy()
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            return _fail(f"--set takes NAME=VALUE, got {item!r}")
+        settings.set(name, value, priority="cmdline")
+    settings.set("BITEXT_DB_URL", url, priority="cmdline")
+    try:
+        config = BitextConfig.from_settings(settings)
+    except ValueError as exc:
+        return _fail(str(exc))
+    stats = Stats()
+    try:
+        runtime = BitextRuntime(None, config=config, stats=stats)
+    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
+        return _fail(f"cannot open {url}: {exc}")
+    try:
+        runtime.resolver.configure(settings)
+        for _site_id, key, start_urls in runtime.store.sites():
+            hosts = frozenset(urlsplit(u).netloc.lower() for u in start_urls)
+            runtime.open_site(Site(key, tuple(start_urls), hosts))
+        total = runtime.resolve()
+    except DictionaryConfigError as exc:
+        return _fail(f"BITEXT_DICTIONARY: {exc}")
+    finally:
+        runtime.close()
+    by_langs = ", ".join(f"{langs} {n}" for langs, n in sorted(total.items()))
+    print(f"bitext: {sum(total.values())} pairs from {len(runtime.sites)} sites"
+          + (f" ({by_langs})" if by_langs else "") + f"; steps: {', '.join(runtime.resolver.steps())}",
+          file=sys.stderr)
+    if stats.get_value("bitext/errors/close_step") or stats.get_value("bitext/errors/models"):
+        print("bitext: a close step failed (see the messages above)", file=sys.stderr)
+        return 1
+    return 0
+
+
 def cmd_schedule(args: argparse.Namespace) -> int:
     from bitext_spider.commands.schedule import ScheduleError, report, schedule
     from bitext_spider.crawl.seeds import SeedsError
@@ -302,6 +354,12 @@ def build_parser() -> argparse.ArgumentParser:
     xp.add_argument("url2")
     xp.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     xp.set_defaults(func=cmd_explain)
+    rs = sub.add_parser("resolve", help="resolve the stored candidates into final pairs, without crawling "
+                        "(after a killed crawl, or with other settings)")
+    rs.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    rs.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting, as `scrapy crawl -s` takes it (e.g. BITEXT_DICTIONARY=en-fr.dic)")
+    rs.set_defaults(func=cmd_resolve)
     from bitext_spider.commands import db_cli
 
     db_cli.add_parser(sub)

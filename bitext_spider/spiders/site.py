@@ -171,14 +171,14 @@ class SiteSpider(scrapy.Spider):
 
     # -- callbacks ----------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
-        state = self.runtime.sites[response.meta[_SITE]]
+        state = self.runtime.site(response.meta[_SITE])
         if response.status != 200 or not isinstance(response, TextResponse):
             return
         robots = Protego.parse(response.text)
         yield from self._follow(robots.sitemaps, state, response)
 
     async def parse(self, response: Response) -> AsyncIterator[Any]:
-        state = self.runtime.sites[response.meta[_SITE]]
+        state = self.runtime.site(response.meta[_SITE])
         stats = self.crawler.stats
         if urlsplit(response.url).netloc.lower() not in state.site.hosts:
             stats.inc_value("bitext/skipped/offsite_redirect")

@@ -617,7 +617,7 @@ class Store:
         return Counter("-".join(sorted((c.lang1, c.lang2))) for c in chosen)
 
     # -- reads for export -------------------------------------------------------------------
-    def _page_pairs(self, model: Any) -> Iterator[Any]:
+    def _page_pairs(self, model: Any, site_ids: Collection[int] | None = None) -> Iterator[Any]:
         p1, p2 = aliased(PageRow), aliased(PageRow)
         extra = [model.scores] if hasattr(model, "scores") else []
         q = (
@@ -626,11 +626,20 @@ class Store:
             .join(p2, p2.id == model.page2_id)
             .order_by(model.score.desc(), model.id)
         )
+        if site_ids is not None:
+            q = q.where(model.site_id.in_(sorted(site_ids)))
         with Session(self.engine) as s:
             yield from s.execute(q)
 
-    def pairs(self) -> Iterator[Any]:
-        return self._page_pairs(PairRow)
+    def pairs(self, site_ids: Collection[int] | None = None) -> Iterator[Any]:
+        """Final pairs (of ``site_ids``, or all), best first."""
+        return self._page_pairs(PairRow, site_ids)
+
+    def sites(self) -> list[tuple[int, str, list[str]]]:
+        """Every stored site as ``(id, key, start_urls)``, by id."""
+        with Session(self.engine) as s:
+            return [(r.id, r.key, list(r.start_urls or [])) for r in s.execute(
+                select(SiteRow.id, SiteRow.key, SiteRow.start_urls).order_by(SiteRow.id))]
 
     def candidates(self) -> Iterator[Any]:
         return self._page_pairs(CandidateRow)

@@ -1,0 +1,174 @@
+"""Pairs as Scrapy items: provisional ones as pages arrive, the final ones before the spider closes.
+
+Two kinds of :class:`~bitext_spider.items.PairItem` enter Scrapy's item flow (the item pipelines,
+then ``item_scraped``, so ``-O pairs.jsonl`` and ``FEEDS`` write them):
+
+* ``provisional``: :class:`ProvisionalPairs` picks them from each new page's candidates after every
+  filter that runs at arrival (the rule is in docs/design.md, "Pairs as they are found");
+  ``pipelines.pairs.PairPipeline`` sends them;
+* ``final``: when the spider goes idle, :class:`FinalPairs` (an extension) keeps it open, resolves
+  every site (bitext_spider.resolution) in a thread, sends the final pairs, and lets it close.  The
+  final items are the stored pairs of the crawl's sites in ``bitext export pairs`` order.  If
+  pages arrive after that (another ``spider_idle`` handler scheduled requests), the next idle
+  resolves and sends the final pairs again.
+
+Items that do not come from a response enter the flow through
+``engine.scraper.start_itemproc_async(item, response=None)`` (Scrapy 2.14+).  Every pair is
+announced with the :data:`bitext_spider.signals.pair_found` signal just before.
+
+A crawl stopped before it goes idle (Ctrl-C, ``CLOSESPIDER_*``) still resolves its pairs into the
+database at close, but sends no final items: the feeds are closing by then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+
+from bitext_spider import signals as bitext_signals
+from bitext_spider.items import PairItem
+from bitext_spider.runtime import BitextRuntime
+from matchers.site.decision import Evidence, decide
+from matchers.site.page_index import CandidateSet
+from pipelines.store import rank_scores
+
+logger = logging.getLogger(__name__)
+
+PROVISIONAL = "provisional"
+FINAL = "final"
+
+
+async def send_pair(crawler: Any, pair: PairItem) -> None:
+    """Announce ``pair`` (signal ``pair_found``) and send it through the item pipelines."""
+    await crawler.signals.send_catch_log_async(signal=bitext_signals.pair_found, item=pair, spider=crawler.spider)
+    await crawler.engine.scraper.start_itemproc_async(pair, response=None)
+
+
+def _column(scores: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
+    values = scores.get(name)
+    return np.full(n, np.nan) if values is None else np.asarray(values, dtype=np.float64)
+
+
+def _finite(x: float) -> float | None:
+    return None if x != x else float(x)
+
+
+class ProvisionalPairs:
+    """The pairs a crawl can announce as each page arrives, before the site-wide evidence exists.
+
+    A candidate of a new page is accepted when it passed every filter run at arrival (it is still
+    in the page's candidate list after the last stage before the store) and, with the decision on,
+    when the combined decision (matchers.site.decision) accepts it on the evidence known at arrival:
+    structure similarity, content share at the model's maturity then, and users' ``x_`` scores.
+    It becomes a provisional pair when it is, at that moment, the best accepted candidate of both
+    its pages in that language pair (ties go to the earlier partner).  A later page may become a
+    better candidate of either page: that later pair is then announced too, and the earlier one is
+    superseded (the final pairs say which stand).  The record is per crawl; a resumed crawl's pages
+    stored by an earlier run are not in it.
+    """
+
+    def __init__(self, decision: bool, content_required: bool = True) -> None:
+        self.decision = decision
+        self.content_required = content_required
+        # site key -> (page URL, other language) -> (best accepted score, partner URL)
+        self._best: dict[str, dict[tuple[str, str], tuple[float, str]]] = {}
+
+    def arrival_scores(self, cand: CandidateSet) -> tuple[np.ndarray, np.ndarray]:
+        """Each candidate's score at arrival and whether it is accepted."""
+        n = len(cand)
+        if not self.decision:
+            return rank_scores(cand.scores, n), np.ones(n, dtype=bool)
+        structure = _column(cand.scores, "structure", n)
+        share = _column(cand.scores, "content_share", n)
+        ripe = _column(cand.scores, "content_maturity", n)
+        users = {k: _column(cand.scores, k, n) for k in cand.scores if k.startswith("x_")}
+        scores, accepted = np.zeros(n), np.zeros(n, dtype=bool)
+        for k in range(n):
+            d = decide(Evidence(
+                structure=_finite(structure[k]), content_share=_finite(share[k]),
+                maturity=_finite(ripe[k]) or 0.0,
+                user={name: float(v[k]) for name, v in users.items() if v[k] == v[k]},
+            ), self.content_required)
+            scores[k], accepted[k] = d.score, d.accepted
+        return scores, accepted
+
+    def offer(
+        self, site: str, url: str, lang: str, candidates: Sequence[CandidateSet], urls: Callable[[str], list[str]]
+    ) -> list[PairItem]:
+        """The provisional pairs of the new page ``url`` (in ``lang``), given its candidates
+        (``urls(lang)`` maps a language's index rows to URLs)."""
+        best = self._best.setdefault(site, {})
+        found: list[PairItem] = []
+        for cand in candidates:
+            if not len(cand):
+                continue
+            scores, accepted = self.arrival_scores(cand)
+            keep = np.flatnonzero(accepted)
+            if not len(keep):
+                continue
+            structure = np.nan_to_num(_column(cand.scores, "structure", len(cand)), nan=-1.0)
+            share = np.nan_to_num(_column(cand.scores, "content_share", len(cand)), nan=-1.0)
+            # Best first; equal scores by the finer evidence, as the one-to-one resolution orders them.
+            order = sorted(keep.tolist(), key=lambda k: (-scores[k], -structure[k], -share[k], k))
+            others = urls(cand.lang)
+            top = order[0]
+            partner, score = others[int(cand.rows[top])], round(float(scores[top]), 6)
+            theirs = best.get((partner, lang))
+            if theirs is None or score > theirs[0]:
+                found.append(PairItem(cand.lang, partner, lang, url, score, PROVISIONAL))
+            best[(url, cand.lang)] = (score, partner)
+            for k in order:
+                other, s = others[int(cand.rows[k])], round(float(scores[k]), 6)
+                mine = best.get((other, lang))
+                if mine is None or s > mine[0]:
+                    best[(other, lang)] = (s, url)
+        return found
+
+
+class FinalPairs:
+    """Extension: resolve the pairs when the spider goes idle and send the final ones as items."""
+
+    def __init__(self, crawler: Any, runtime: BitextRuntime) -> None:
+        self.crawler = crawler
+        self.runtime = runtime
+        self._task: asyncio.Future[None] | None = None
+        self._failed = False
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> FinalPairs:
+        runtime = BitextRuntime.of(crawler)
+        if not runtime.config.enabled:
+            raise NotConfigured("BITEXT_ENABLED is off: no pairs")
+        ext = cls(crawler, runtime)
+        crawler.signals.connect(ext.spider_idle, signal=signals.spider_idle)
+        return ext
+
+    def spider_idle(self, spider: Any = None) -> None:
+        if self._task is not None and not self._task.done():
+            raise DontCloseSpider
+        if self._failed or not self.runtime.sites or (self._task is not None and self.runtime.resolved):
+            return
+        self._task = asyncio.ensure_future(self._finish())
+        raise DontCloseSpider
+
+    async def _finish(self) -> None:
+        try:
+            await asyncio.to_thread(self.runtime.resolve)
+            site_ids = [s.site_id for s in self.runtime.sites.values()]
+            pairs = await asyncio.to_thread(self.runtime.resolver.final_pairs, site_ids)
+        except Exception:
+            # The close resolves again; the spider must not wait on idle for ever meanwhile.
+            self._failed = True
+            logger.exception("resolving the pairs at idle failed")
+            self.crawler.stats.inc_value("bitext/errors/resolve")
+            return
+        for pair in pairs:
+            await send_pair(self.crawler, pair)
+        self.crawler.stats.set_value("bitext/pairs/final_items", len(pairs))
+        logger.info("%d final pairs sent as items", len(pairs))
