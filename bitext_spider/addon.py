@@ -53,8 +53,8 @@ SPIDER_MIDDLEWARES: dict[str, int] = {
 }
 EXTENSIONS: dict[str, int] = {
     "bitext_spider.crawl.logstats.BitextLogStats": 500,
-    "bitext_spider.pair_flow.FinalPairs": 510,
-    "bitext_spider.feed_guard.FeedGuard": 520,
+    "bitext_spider.crawl.pair_flow.FinalPairs": 510,
+    "bitext_spider.crawl.feed_guard.FeedGuard": 520,
 }
 ROBOTSTXT_MIDDLEWARE = "bitext_spider.crawl.middlewares.RobotsTxtMiddleware"
 

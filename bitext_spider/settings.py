@@ -39,7 +39,7 @@ SCHEDULER_DISK_QUEUE = "scrapy.squeues.PickleFifoDiskQueue"
 SCHEDULER_MEMORY_QUEUE = "scrapy.squeues.FifoMemoryQueue"
 
 # The project's `crawl` command: Scrapy's, with a non-zero exit status when a feed failed
-# (bitext_spider.feed_guard). Project settings only: Scrapy reads it before any add-on runs.
+# (bitext_spider.crawl.feed_guard). Project settings only: Scrapy reads it before any add-on runs.
 COMMANDS_MODULE = "bitext_spider.commands"
 LOG_LEVEL = "INFO"
 FEED_EXPORT_ENCODING = "utf-8"

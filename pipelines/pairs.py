@@ -1,4 +1,4 @@
-"""Pair items into the item flow, page items out of it (bitext_spider.pair_flow).
+"""Pair items into the item flow, page items out of it (bitext_spider.crawl.pair_flow).
 
 ``PairPipeline`` (after the decision stage, before the store) sends the provisional pairs of each
 new page as :class:`~bitext_spider.items.PairItem` items.  ``PageSinkPipeline`` (last) takes page
@@ -15,8 +15,8 @@ from typing import Any
 
 from scrapy.exceptions import DropItem, NotConfigured
 
+from bitext_spider.crawl.pair_flow import ProvisionalPairs, send_pair
 from bitext_spider.items import PageItem
-from bitext_spider.pair_flow import ProvisionalPairs, send_pair
 from bitext_spider.runtime import BitextRuntime
 from pipelines.base import MatchingStage
 from pipelines.decision import decision_enabled

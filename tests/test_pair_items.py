@@ -23,10 +23,10 @@ from scrapy.utils.test import get_crawler
 from test_crawl_e2e import FAST, ROOT, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider import settings as project_settings
+from bitext_spider.crawl.pair_flow import ProvisionalPairs
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 from bitext_spider.items import PageItem, PairItem
-from bitext_spider.pair_flow import ProvisionalPairs
 from bitext_spider.runtime import BitextRuntime, Stats
 from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store.database import Store

@@ -1,4 +1,4 @@
-"""``scrapy crawl``, exiting with status 1 when a feed failed (bitext_spider.feed_guard)."""
+"""``scrapy crawl``, exiting with status 1 when a feed failed (bitext_spider.crawl.feed_guard)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.crawler import Crawler
 
-from bitext_spider.feed_guard import FeedGuard
+from bitext_spider.crawl.feed_guard import FeedGuard
 
 
 class Command(ScrapyCrawlCommand):
