@@ -80,7 +80,7 @@ class BitextAddon:
         # are applied (or, by ``scrapy crawl``, before: then it is the asyncio one whenever this
         # setting names it), so a project that chose another one is told so here.
         settings.set("TWISTED_REACTOR", ASYNCIO_REACTOR, priority="addon")
-        if settings.get("TWISTED_REACTOR") != ASYNCIO_REACTOR or not settings.getbool("TWISTED_REACTOR_ENABLED", True):
+        if settings.get("TWISTED_REACTOR") != ASYNCIO_REACTOR:
             raise RuntimeError(
                 f"{type(self).__module__}.{type(self).__name__} needs TWISTED_REACTOR = {ASYNCIO_REACTOR!r}"
                 f" (the project sets {settings.get('TWISTED_REACTOR')!r})"

@@ -83,6 +83,7 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/pairs", "Final one-to-one pairs, set when the spider closes.", _PAIRS),
     Stat("bitext/pairs/<langs>", "Final pairs of the language pair `<langs>`, set when the spider closes.",
          _PAIRS),
+    Stat("bitext/pairs/final_items", "Final pairs sent through the item flow when the spider went idle.", _PAIRS),
     Stat("bitext/pairs/provisional", "Pairs accepted during the crawl (provisional until the one-to-one "
          "resolution at close).", _PAIRS),
     Stat("bitext/sentences", "Aligned sentence pairs stored for the final pairs.", _PAIRS),

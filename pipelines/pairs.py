@@ -15,10 +15,11 @@ from typing import Any
 
 from scrapy.exceptions import DropItem, NotConfigured
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.pair_flow import ProvisionalPairs, send_pair
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from pipelines.base import MatchingStage
+from pipelines.base import MatchingStage, pages_only
 from pipelines.decision import decision_enabled
 
 
@@ -34,13 +35,15 @@ class PairPipeline(MatchingStage):
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> PairPipeline:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
+        # Checked before the runtime exists: a crawl with bitext off opens no database.
+        config = BitextConfig.from_crawler(crawler)
+        if not config.enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
-        if not runtime.config.provisional_pairs:
+        if not config.provisional_pairs:
             raise NotConfigured("BITEXT_PROVISIONAL_PAIRS is off")
-        return cls(runtime, crawler)
+        return cls(BitextRuntime.of(crawler), crawler)
 
+    @pages_only
     async def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if not item.eligible or item.lang is None or not item.candidates:
             return item
@@ -54,6 +57,12 @@ class PairPipeline(MatchingStage):
 
 class PageSinkPipeline:
     """Drops page items quietly at the end of the chain; every other item passes."""
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> PageSinkPipeline:
+        if not crawler.settings.getbool("BITEXT_ENABLED", True):
+            raise NotConfigured("BITEXT_ENABLED is off")
+        return cls()
 
     def process_item(self, item: Any, spider: Any = None) -> Any:
         if isinstance(item, PageItem):

@@ -24,8 +24,10 @@ from sqlalchemy.orm import Session
 from test_crawl_e2e import FAST, page_urls, pairs_of, stat
 
 from bitext_spider.addon import ITEM_PIPELINES, BitextAddon
+from bitext_spider.crawl.feed_guard import FeedGuard
 from bitext_spider.crawl.logstats import BitextLogStats
 from bitext_spider.crawl.middlewares import PageItemMiddleware, RobotsTxtMiddleware
+from bitext_spider.crawl.pair_flow import FinalPairs
 from bitext_spider.crawl.seeds import page_site
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
@@ -55,7 +57,7 @@ def test_addon_turns_everything_on():
     pipelines = named(s, "ITEM_PIPELINES")
     assert pipelines == {load_object(path): order for path, order in ITEM_PIPELINES.items()}
     assert named(s, "SPIDER_MIDDLEWARES") == {PageItemMiddleware: 950}
-    assert named(s, "EXTENSIONS") == {BitextLogStats: 500}
+    assert named(s, "EXTENSIONS") == {BitextLogStats: 500, FinalPairs: 510, FeedGuard: 520}
     from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobots
     assert named(s, "DOWNLOADER_MIDDLEWARES") == {ScrapyRobots: None, RobotsTxtMiddleware: 100}
     assert s.get("TWISTED_REACTOR") == ASYNCIO

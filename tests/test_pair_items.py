@@ -23,6 +23,8 @@ from scrapy.utils.test import get_crawler
 from test_crawl_e2e import FAST, ROOT, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider import settings as project_settings
+from bitext_spider.addon import EXTENSIONS as ADDON_EXTENSIONS
+from bitext_spider.addon import ITEM_PIPELINES as ADDON_PIPELINES
 from bitext_spider.crawl.pair_flow import ProvisionalPairs
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
@@ -77,7 +79,7 @@ def fed(site, tmp_path_factory):
     d = tmp_path_factory.mktemp("fed")
     db = f"sqlite:///{d / 'crawl.db'}"
     feed, probe = d / "pairs.jsonl", d / "probe.jsonl"
-    extensions = json.dumps({**project_settings.EXTENSIONS, "pair_probe.PairProbe": 900})
+    extensions = json.dumps({**ADDON_EXTENSIONS, "pair_probe.PairProbe": 900})
     proc = subprocess.run(
         crawl_cmd(site.seeds_path, db, "-O", str(feed), "-s", f"PAIR_PROBE_FILE={probe}",
                   "-s", f"EXTENSIONS={extensions}"),
@@ -88,6 +90,7 @@ def fed(site, tmp_path_factory):
     return db, items, signals, proc.stderr
 
 
+@pytest.mark.slow
 def test_feed_holds_provisional_then_final_pairs_equal_to_export(fed):
     db, items, _signals, log = fed
     assert items and all(set(i) == PAIR_KEYS for i in items)  # pair items only: no page got in
@@ -107,6 +110,7 @@ def test_feed_holds_provisional_then_final_pairs_equal_to_export(fed):
     assert len(provisional & pairs_of(db)) >= 0.8 * len(pairs_of(db))
 
 
+@pytest.mark.slow
 def test_pair_found_signal_announces_every_pair_item(fed):
     db, items, signals, _log = fed
     assert sorted(json.dumps(s["item"], sort_keys=True) for s in signals) == sorted(
@@ -117,6 +121,7 @@ def test_pair_found_signal_announces_every_pair_item(fed):
     assert min(s["pages"] for s in provisional) < len(page_urls(db)) / 2
 
 
+@pytest.mark.slow
 def test_a_feed_that_cannot_be_written_fails_the_crawl(site, tmp_path):
     blocker = tmp_path / "not-a-directory"
     blocker.write_text("a file where the feed's directory should be", encoding="utf-8")
@@ -128,6 +133,7 @@ def test_a_feed_that_cannot_be_written_fails_the_crawl(site, tmp_path):
     assert pairs_of(db)  # the database has the pairs all the same
 
 
+@pytest.mark.slow
 def test_a_feed_storage_failure_fails_the_crawl(tmp_path):
     """The storage fails at close (a feed URI scheme whose store() raises)."""
     port = free_port()
@@ -145,6 +151,7 @@ def test_a_feed_storage_failure_fails_the_crawl(tmp_path):
     assert "could not be stored" in proc.stderr
 
 
+@pytest.mark.slow
 def test_resolve_reproduces_a_closed_crawls_pairs_and_sentences(fed, tmp_path):
     db, *_ = fed
     copy = tmp_path / "copy.db"
@@ -158,6 +165,7 @@ def test_resolve_reproduces_a_closed_crawls_pairs_and_sentences(fed, tmp_path):
     assert export_sentences(f"sqlite:///{copy}") == sentences
 
 
+@pytest.mark.slow
 def test_resolve_takes_settings(fed, tmp_path):
     db, *_ = fed
     copy = tmp_path / "copy.db"
@@ -177,6 +185,7 @@ def test_resolve_takes_settings(fed, tmp_path):
     assert resolve(str(tmp_path / "missing.db")).returncode == 2
 
 
+@pytest.mark.slow
 def test_resolve_after_kill_9_then_resume_gives_the_uninterrupted_pairs(site, fed, tmp_path):
     db_full, *_ = fed
     db = f"sqlite:///{tmp_path / 'killed.db'}"
@@ -283,7 +292,7 @@ def test_users_items_and_pairs_pass_every_stage_and_pages_leave(tmp_path):
 
 def test_resolver_steps_follow_the_stages_the_settings_enable(tmp_path):
     def steps(**extra):
-        base = {"ITEM_PIPELINES": project_settings.ITEM_PIPELINES, **extra}
+        base = {"ITEM_PIPELINES": ADDON_PIPELINES, **extra}
         settings = Settings(base)
         from bitext_spider.config import BitextConfig
 
@@ -297,7 +306,7 @@ def test_resolver_steps_follow_the_stages_the_settings_enable(tmp_path):
             runtime.close()
 
     assert steps() == ["content", "decision", "one-to-one", "sentences"]
-    without = dict(project_settings.ITEM_PIPELINES, **{"pipelines.decision.DecisionPipeline": None})
+    without = dict(ADDON_PIPELINES, **{"pipelines.decision.DecisionPipeline": None})
     assert steps(ITEM_PIPELINES=without) == ["content", "one-to-one", "sentences"]
     assert steps(BITEXT_CONTENT_ENABLED=False) == ["decision", "one-to-one"]
     assert steps(BITEXT_ENABLED=False) == ["one-to-one"]

@@ -265,6 +265,11 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     # The settings a crawl from here would have (the project's, then -s style overrides), so
     # the same steps run with the same values.
     settings = get_project_settings().copy()
+    # Where the add-on is not named by the project (the settings of a checkout outside a project
+    # included), the stages it would turn on are the ones a crawl would have.
+    from bitext_spider.addon import BitextAddon
+
+    BitextAddon().update_settings(settings)
     for item in args.set:
         name, sep, value = item.partition("=")
         if not sep or not name:
@@ -356,7 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     xp.set_defaults(func=cmd_explain)
     rs = sub.add_parser("resolve", help="resolve the stored candidates into final pairs, without crawling "
                         "(after a killed crawl, or with other settings)")
-    rs.add_argument("--db", default="sqlite:///bitext.db", help="SQLAlchemy URL or SQLite file path")
+    rs.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     rs.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="a setting, as `scrapy crawl -s` takes it (e.g. BITEXT_DICTIONARY=en-fr.dic)")
     rs.set_defaults(func=cmd_resolve)

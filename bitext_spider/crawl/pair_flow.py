@@ -32,6 +32,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from bitext_spider import signals as bitext_signals
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PairItem
 from bitext_spider.runtime import BitextRuntime
 from matchers.site.decision import Evidence, decide
@@ -142,10 +143,10 @@ class FinalPairs:
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> FinalPairs:
-        runtime = BitextRuntime.of(crawler)
-        if not runtime.config.enabled:
+        # Checked before the runtime exists: a crawl with bitext off opens no database.
+        if not BitextConfig.from_crawler(crawler).enabled:
             raise NotConfigured("BITEXT_ENABLED is off: no pairs")
-        ext = cls(crawler, runtime)
+        ext = cls(crawler, BitextRuntime.of(crawler))
         crawler.signals.connect(ext.spider_idle, signal=signals.spider_idle)
         return ext
 
