@@ -359,7 +359,10 @@ def test_user_crawlspider_project_with_the_addon(served_site, tmp_path):
     rows = [json.loads(line) for line in (project / "titles.jsonl").read_text(encoding="utf-8").splitlines()]
     assert rows and all(set(r) == {"url", "title"} for r in rows)
     assert {r["url"] for r in rows} <= set(pages)
-    assert stat(log, "item_scraped_count") == len(rows) + len(pages)
+    # Scraped: the spider's own items and the pair items; every page item left the flow once stored.
+    pair_items = (stat(log, "bitext/pairs/provisional") or 0) + (stat(log, "bitext/pairs/final_items") or 0)
+    assert stat(log, "item_scraped_count") == len(rows) + pair_items
+    assert stat(log, "item_dropped_reasons_count/PageStored") == len(pages)
     home = next(r for r in rows if r["url"] == info.home_pages.get("fr", ""))
     assert home["title"] and pages[home["url"]].title == home["title"]
 
@@ -375,7 +378,7 @@ def test_site_spider_stores_one_page_per_response(served_site, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     urls = page_urls(db)
     assert len(urls) >= len(served_site.pages)
-    assert stat(proc.stderr, "item_scraped_count") == stat(proc.stderr, "bitext/pages") == len(urls)
+    assert stat(proc.stderr, "item_dropped_reasons_count/PageStored") == stat(proc.stderr, "bitext/pages") == len(urls)
     assert stat(proc.stderr, "bitext/sites/derived") is None
 
 
