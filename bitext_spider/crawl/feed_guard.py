@@ -40,7 +40,8 @@ class FeedGuard:
     @classmethod
     def from_crawler(cls, crawler: Any) -> FeedGuard:
         if not crawler.settings.getdict("FEEDS") and not crawler.settings.get("FEED_URI"):
-            raise NotConfigured("no feeds")
+            # No message: a crawl without feeds is the usual case, not worth Scrapy's warning.
+            raise NotConfigured
         guard = cls(crawler)
         crawler.signals.connect(guard.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(guard.item_scraped, signal=signals.item_scraped)
