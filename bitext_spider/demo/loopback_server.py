@@ -34,9 +34,10 @@ from functools import partial
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from bitext_spider.demo.site import CONTENT_TYPES_FILE
-
 LOOPBACK = "127.0.0.1"
+# The sidecar a generated site may carry: URL path TAB Content-Type, for pages served with a type
+# their file name does not give.
+CONTENT_TYPES_FILE = "content-types.tsv"
 HUGE_PAGE_BYTES = 5 * 1024 * 1024
 logger = logging.getLogger(__name__)
 
