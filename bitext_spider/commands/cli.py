@@ -13,9 +13,8 @@ import argparse
 import io
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import select
@@ -27,77 +26,12 @@ from bitext_spider.commands.db_cli import DEFAULT_DB
 from bitext_spider.store import corpus_export
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow
-
-PAIR_COLUMNS = ["lang1", "url1", "lang2", "url2", "score"]
-CANDIDATE_SCORE_COLUMNS = [
-    "size_file", "size_tags", "size_paragraphs", "edit_distance", "structure_threshold", "structure",
-    "content_share", "content_mean",
-]
-PAGE_COLUMNS = [
-    "url", "lang", "lang_score", "eligible", "status", "encoding", "size_bytes", "n_tags",
-    "n_paragraphs", "n_words", "depth", "title", "note",
-]
+from bitext_spider.store.table_export import export
 
 
 def db_url(value: str) -> str:
     """Accept a SQLAlchemy URL or a plain path to a SQLite file."""
     return value if "://" in value else f"sqlite:///{value}"
-
-
-def _tsv_cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
-
-
-KEY_COLUMNS = ["site", "key", "power", "generalized", "example", "field"]
-
-
-def _rows(store: Store, what: str) -> tuple[list[str], Iterator[dict[str, Any]]]:
-    if what == "keys":
-        from bitext_spider.commands.explain import key_rows
-
-        return KEY_COLUMNS, key_rows(store)
-    if what == "pairs":
-        return PAIR_COLUMNS, (
-            dict(lang1=r.lang1, url1=r.url1, lang2=r.lang2, url2=r.url2, score=round(r.score, 6))
-            for r in store.pairs()
-        )
-    if what == "candidates":
-        cols = PAIR_COLUMNS + CANDIDATE_SCORE_COLUMNS
-
-        def gen() -> Iterator[dict[str, Any]]:
-            for r in store.candidates():
-                row = dict(lang1=r.lang1, url1=r.url1, lang2=r.lang2, url2=r.url2, score=round(r.score, 6))
-                scores = r.scores or {}
-                for c in CANDIDATE_SCORE_COLUMNS:
-                    row[c] = scores.get(c)
-                for k, v in scores.items():
-                    if k not in row:
-                        row[k] = v
-                yield row
-
-        return cols, gen()
-    return PAGE_COLUMNS, ({c: getattr(p, c) for c in PAGE_COLUMNS} for p in store.pages())
-
-
-def export(store: Store, what: str, fmt: str, out: IO[str]) -> int:
-    cols, rows = _rows(store, what)
-    n = 0
-    if fmt == "tsv":
-        out.write("\t".join(cols) + "\n")
-        for row in rows:
-            out.write("\t".join(_tsv_cell(row.get(c)) for c in cols) + "\n")
-            n += 1
-    else:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            n += 1
-    return n
 
 
 def _fail(message: str) -> int:

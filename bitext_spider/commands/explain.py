@@ -9,17 +9,14 @@ computes them at close (matchers.site.url_keys).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from typing import IO, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, aliased
 
 from bitext_spider.store.database import Store
-from bitext_spider.store.models import CandidateRow, PageRow, PairRow, SiteRow
+from bitext_spider.store.models import CandidateRow, PageRow, PairRow
 from matchers.site.decision import ACCEPT
-from matchers.site.url_keys import UrlKeyIndex
 
 # Evidence printed first, in this order, when present.
 _ORDER = ("structure", "content_share", "content_mean", "url_key", "link", "images", "fingerprint_ratio",
@@ -91,26 +88,3 @@ def _partners(s: Session, p1: Any, p2: Any, page_a: PageRow, page_b: PageRow) ->
         for u1, u2 in s.execute(q):
             out.append(f"{page.url} is paired with {u2 if u1 == page.url else u1}")
     return out
-
-
-def key_rows(store: Store) -> Iterator[dict[str, Any]]:
-    """The URL pairing keys of every site, strongest first."""
-    with Session(store.engine) as s:
-        sites = s.execute(select(SiteRow.id, SiteRow.key).order_by(SiteRow.id)).all()
-        for site_id, site_key in sites:
-            index = UrlKeyIndex()
-            for url, lang, eligible in s.execute(
-                select(PageRow.url, PageRow.lang, PageRow.eligible).where(PageRow.site_id == site_id)
-                .order_by(PageRow.id)
-            ):
-                if eligible:
-                    index.add(url, lang)
-            index.recompute()
-            for row in index.rows():
-                yield {"site": site_key, **{k: _plain(v) for k, v in row._asdict().items()}}
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)

@@ -16,11 +16,11 @@ from typing import Any
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
-from bitext_spider.commands.cli import export
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store.database import Store
+from bitext_spider.store.table_export import export
 
 # A local site needs no politeness delay; everything else stays as in bitext_spider.settings.
 DEMO_SETTINGS = {"AUTOTHROTTLE_START_DELAY": 0.0, "LOG_LEVEL": "WARNING", "BITEXT_LOGSTATS_INTERVAL": 0}
