@@ -6,11 +6,11 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
 
 1. **content** (the content filter is on): candidates a young translation model let through are
    judged again with the final model, then pages left without a candidate in a language get a
-   content-only search with it (the close sweep; pipelines/content_filter.py);
+   content-only search with it (the close sweep; bitext_spider/site_steps/content.py);
 2. **dictionary** (``BITEXT_DICTIONARY``): the candidates found at close are judged, and pages with
-   more than one accepted counterpart are dropped (PCB; pipelines/dictionary_filter.py);
+   more than one accepted counterpart are dropped (PCB; bitext_spider/site_steps/dictionary.py);
 3. **decision** (the content filter or the site evidence is on): URL keys and links propose more
-   pairs, every candidate gets all evidence and one decision (pipelines/decision.py);
+   pairs, every candidate gets all evidence and one decision (bitext_spider/site_steps/decision.py);
 4. **one-to-one**: the accepted candidates are resolved best score first into the site's final
    pairs, replacing the previous ones (``Store.resolve_site``, matchers/site/one_to_one.py);
 5. **sentences** (content filter on): the final pairs are aligned with the final models and their
@@ -34,17 +34,21 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.conf import build_component_list
-from scrapy.utils.misc import load_object
 
 from bitext_spider.items import PairItem
+from bitext_spider.site_steps.content import ContentFilter
+from bitext_spider.site_steps.decision import SiteDecision, decision_enabled
+from bitext_spider.site_steps.dictionary import DictionaryFilter, close_site, load_filter
 
 if TYPE_CHECKING:
     from bitext_spider.runtime import BitextRuntime, SiteState
-    from pipelines.content_filter import ContentFilter
-    from pipelines.decision import SiteDecision
-    from pipelines.dictionary_filter import DictionaryFilter
 
 logger = logging.getLogger(__name__)
+
+# The stages whose presence in ITEM_PIPELINES turns a close-time step on (bitext resolve).
+_CONTENT_STAGE = "pipelines.content_filter.ContentFilterPipeline"
+_DICTIONARY_STAGE = "pipelines.dictionary_filter.DictionaryFilterPipeline"
+_DECISION_STAGE = "pipelines.decision.DecisionPipeline"
 
 # Stats a run sets from scratch: a crawl may resolve again at close when pages came after the
 # resolution at idle, and these count the last run, not the sum of both.
@@ -65,21 +69,17 @@ class Resolver:
     def configure(self, settings: Any) -> None:
         """Turn on the steps whose stages a crawl with ``settings`` would build (for
         ``bitext resolve``, which has no item pipelines).  May raise DictionaryConfigError."""
-        from pipelines.content_filter import ContentFilter, ContentFilterPipeline
-        from pipelines.decision import DecisionPipeline, SiteDecision, decision_enabled
-        from pipelines.dictionary_filter import DictionaryFilterPipeline, load_filter
-
         cfg = self.runtime.config
-        stages = _pipeline_classes(settings)
+        stages = _pipeline_paths(settings)
 
-        def has(cls: type) -> bool:
-            return cfg.enabled and any(issubclass(s, cls) for s in stages)
+        def has(stage: str) -> bool:
+            return cfg.enabled and stage in stages
 
-        if has(ContentFilterPipeline) and cfg.content_enabled:
+        if has(_CONTENT_STAGE) and cfg.content_enabled:
             self.content = ContentFilter(self.runtime)
-        if has(DictionaryFilterPipeline) and cfg.dictionary:
+        if has(_DICTIONARY_STAGE) and cfg.dictionary:
             self.dictionary = load_filter(cfg)
-        if has(DecisionPipeline) and decision_enabled(cfg):
+        if has(_DECISION_STAGE) and decision_enabled(cfg):
             self.decision = SiteDecision(self.runtime)
 
     def steps(self) -> list[str]:
@@ -99,8 +99,6 @@ class Resolver:
     # -- the sequence ---------------------------------------------------------------------------
     def run(self, sites: Iterable[SiteState]) -> Counter[str]:
         """Resolve every site in ``sites``; returns the final pairs by language pair."""
-        from pipelines.dictionary_filter import close_site
-
         stats = self.runtime.stats
         store = self.runtime.store
         for key in _PER_RUN:
@@ -150,15 +148,10 @@ class Resolver:
         ]
 
 
-def _pipeline_classes(settings: Any) -> list[type]:
-    """The item pipeline classes ``settings`` enable (those that cannot be loaded are skipped)."""
-    out = []
-    for path in build_component_list(settings.get_component_priority_dict_with_base("ITEM_PIPELINES")):
-        try:
-            obj = load_object(path) if isinstance(path, str) else path
-        except (ImportError, NameError, ValueError):
-            logger.warning("ITEM_PIPELINES: %s cannot be loaded; left out", path)
-            continue
-        if isinstance(obj, type):
-            out.append(obj)
+def _pipeline_paths(settings: Any) -> set[str]:
+    """The import paths of the item pipelines ``settings`` enable (the stages that turn steps on
+    are named by path, so this module imports no pipeline)."""
+    out = set()
+    for entry in build_component_list(settings.get_component_priority_dict_with_base("ITEM_PIPELINES")):
+        out.add(entry if isinstance(entry, str) else f"{entry.__module__}.{entry.__qualname__}")
     return out

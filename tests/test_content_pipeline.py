@@ -13,8 +13,9 @@ from bitext_spider.crawl.seeds import Site
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store.database import Store
+from matchers.content.content_schedule import combined_score, required_share
 from matchers.page.word_tokens import word_tokens
-from pipelines.content_filter import ContentFilterPipeline, combined_score, required_share
+from pipelines.content_filter import ContentFilterPipeline
 from pipelines.language import LanguagePipeline
 from pipelines.main_content import MainContentPipeline
 from pipelines.normalize import NormalizePipeline

@@ -222,8 +222,8 @@ def test_every_stat_key_in_the_code_is_declared():
 
 
 def test_counted_stat_families_are_declared():
-    content = _counted_keys(ROOT / "pipelines" / "content_filter.py")
-    decision = _counted_keys(ROOT / "pipelines" / "decision.py")
+    content = _counted_keys(ROOT / "bitext_spider" / "site_steps" / "content.py")
+    decision = _counted_keys(ROOT / "bitext_spider" / "site_steps" / "decision.py")
     assert {"checked", "rescued_at_close", "sentences_stored"} <= content
     assert decision == {"accepted", "rejected", "proposed", "proposed_accepted"}
     missing = [f"bitext/content/{k}" for k in content if declared(f"bitext/content/{k}") is None]
@@ -236,8 +236,8 @@ def test_every_declared_stat_is_used_by_the_code():
     used = {key for key, _ in literals}
     for template, _ in templates:
         used.update(_template_matches(template))
-    used.update(f"bitext/content/{k}" for k in _counted_keys(ROOT / "pipelines" / "content_filter.py"))
-    used.update(f"bitext/decision/{k}" for k in _counted_keys(ROOT / "pipelines" / "decision.py"))
+    used.update(f"bitext/content/{k}" for k in _counted_keys(ROOT / "bitext_spider" / "site_steps" / "content.py"))
+    used.update(f"bitext/decision/{k}" for k in _counted_keys(ROOT / "bitext_spider" / "site_steps" / "decision.py"))
     stale = [s.key for s in STATS if s.key not in used]
     assert not stale, f"declared stats nothing in the code sets or reads: {stale}"
 

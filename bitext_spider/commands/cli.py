@@ -191,7 +191,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     from bitext_spider.config import BitextConfig
     from bitext_spider.crawl.seeds import Site
     from bitext_spider.runtime import BitextRuntime, Stats
-    from pipelines.dictionary_filter import DictionaryConfigError
+    from bitext_spider.site_steps.dictionary import DictionaryConfigError
 
     url = db_url(args.db)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
