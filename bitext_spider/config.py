@@ -365,7 +365,6 @@ class BitextConfig:
     def parse_options(self) -> ParseOptions:
         """What the page-only steps read (matchers.page.page_parse), small enough for a worker process."""
         # Imported here: the CLI reads defaults from this module and should not load numba.
-        from matchers.page.outlinks import scrapy_ignored_extensions
         from matchers.page.page_parse import ParseOptions
 
         return ParseOptions(
@@ -427,3 +426,15 @@ def default(name: str) -> Any:
         if s.name == name:
             return s.default
     raise KeyError(name)
+
+
+@functools.lru_cache(maxsize=1)
+def scrapy_ignored_extensions() -> tuple[str, ...]:
+    """What Scrapy's LinkExtractor skips by default: extensions of files that are not pages.
+
+    The crawl process passes the list to the page-parse worker (``ParseOptions.ignored_extensions``),
+    which then never imports Scrapy (half a second of its start).
+    """
+    from scrapy.linkextractors import IGNORED_EXTENSIONS
+
+    return tuple(IGNORED_EXTENSIONS)

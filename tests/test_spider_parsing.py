@@ -5,6 +5,7 @@ import gzip
 from scrapy.http import HtmlResponse, Request, Response, XmlResponse
 from scrapy.utils.test import get_crawler
 
+from bitext_spider.config import scrapy_ignored_extensions
 from bitext_spider.spiders.site import SiteSpider
 
 SITEMAP = b"""<?xml version="1.0" encoding="UTF-8"?>
@@ -90,7 +91,7 @@ def test_follow_links_are_what_scrapys_link_extractor_gives():
 
     for url, encoding, html in FOLLOW_CASES:
         response = HtmlResponse(url, body=html.encode(encoding), encoding=encoding)
-        assert follow_links(html, url, encoding) == _scrapy_links(response), url
+        assert follow_links(html, url, encoding, scrapy_ignored_extensions()) == _scrapy_links(response), url
 
 
 def test_a_link_beyond_the_depth_limit_stays_followable_from_a_nearer_page(tmp_path):

@@ -32,7 +32,7 @@ from scrapy.utils.sitemap import Sitemap
 from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
-from bitext_spider.config import BitextConfig
+from bitext_spider.config import BitextConfig, scrapy_ignored_extensions
 from bitext_spider.crawl.middlewares import SITE_META, is_html
 from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
 from bitext_spider.items import PageItem
@@ -285,7 +285,8 @@ class SiteSpider(scrapy.Spider):
         except (AttributeError, ValueError) as exc:  # not a text response, or undecodable
             logger.warning("no links extracted from %s: %s", response.url, exc)
             return []
-        return self._on_site(follow_links(text, response.url, getattr(response, "encoding", "utf-8")), state)
+        return self._on_site(follow_links(text, response.url, getattr(response, "encoding", "utf-8"),
+                                         scrapy_ignored_extensions()), state)
 
     @staticmethod
     def _on_site(urls: Iterable[str], state: SiteState) -> list[str]:

@@ -31,19 +31,6 @@ urljoin = functools.lru_cache(maxsize=1 << 15)(_plain_urljoin)
 _safe_url = functools.lru_cache(maxsize=1 << 15)(safe_url_string)
 
 
-@functools.lru_cache(maxsize=1)
-def scrapy_ignored_extensions() -> tuple[str, ...]:
-    """What Scrapy's LinkExtractor skips by default: extensions of files that are not pages.
-
-    Imported on demand: the crawl process passes the list to the page-parse worker
-    (``ParseOptions.ignored_extensions``), which then never imports Scrapy (half a second of its
-    start).
-    """
-    from scrapy.linkextractors import IGNORED_EXTENSIONS
-
-    return tuple(IGNORED_EXTENSIONS)
-
-
 @functools.lru_cache(maxsize=8)
 def _follower(ignored_extensions: tuple[str, ...]) -> Callable[[str], str | None]:
     """A memoized ``url -> url without its fragment if a crawler follows it (scheme, not a file),
@@ -110,14 +97,14 @@ def outlinks(html: str | Any, base_url: str, max_links: int = 5000) -> list[Outl
 
 
 def follow_links(
-    html: str | Any, base_url: str, encoding: str = "utf-8", ignored_extensions: tuple[str, ...] | None = None
+    html: str | Any, base_url: str, encoding: str = "utf-8", ignored_extensions: tuple[str, ...] = ()
 ) -> list[str]:
     """The URLs a crawler follows from the page, in document order, each once, without fragment.
 
     What Scrapy's ``LinkExtractor(tags=("a", "area"), attrs=("href",), unique=True)`` returns
     (resolved against ``<base href>``, percent-escaped as ``encoding`` says, http/https/file/ftp
-    only, no links to files with an extension in ``ignored_extensions``, by default Scrapy's
-    ``IGNORED_EXTENSIONS``), then the ``href`` of
+    only, no links to files with an extension in ``ignored_extensions``: the crawl passes Scrapy's
+    ``IGNORED_EXTENSIONS``, bitext_spider.config.scrapy_ignored_extensions), then the ``href`` of
     ``<link hreflang>``, RSS/Atom ``<link>`` and ``<link rel=sitemap>``.  It works on the tree the
     other page steps use, so a page is parsed once, in the page-parse worker when there is one.
     """
@@ -125,7 +112,7 @@ def follow_links(
     if root is None:
         return []
     base = _base(root, base_url)
-    followed = _follower(scrapy_ignored_extensions() if ignored_extensions is None else ignored_extensions)
+    followed = _follower(ignored_extensions)
     urls: dict[str, None] = {}
     for el in root.iter("a", "area"):
         href = el.get("href")

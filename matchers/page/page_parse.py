@@ -44,7 +44,7 @@ class ParseOptions:
     main_content: bool = True  # a content stage (content or dictionary filter) is on
     evidence: bool = True  # the site-evidence stages are on: extract the links and images they read
     # Extensions of links not followed (files, not pages); None: Scrapy's IGNORED_EXTENSIONS.
-    ignored_extensions: tuple[str, ...] | None = None
+    ignored_extensions: tuple[str, ...] = ()
 
     def wants(self, lang: str | None) -> bool:
         """As ``BitextConfig.wants``: a determined language among those of interest."""
