@@ -36,7 +36,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bitext_spider.store.database import ModelRecord, Store  # noqa: E402
+from bitext_spider.store.database import Store  # noqa: E402
+from bitext_spider.store.records import ModelRecord
 from matchers.content.translation_model import ModelCounts, TranslationModel  # noqa: E402
 
 

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.seeds import Site, site_from_key
-from bitext_spider.store.database import PageRecord, Store, StoreWriter
+from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
+from bitext_spider.store.records import PageRecord
+from bitext_spider.store.writer import StoreWriter
 from bitext_spider.workers.page_parser import PageParser
 from matchers.page.language_id import LanguageIdentifier
 from matchers.page.main_content import RepeatedBlocks

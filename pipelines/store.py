@@ -13,7 +13,7 @@ from scrapy.exceptions import NotConfigured
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.store.database import CandidateRecord, PageRecord
+from bitext_spider.store.records import CandidateRecord, PageRecord
 from pipelines.base import pages_only
 
 # The score a candidate is ranked by in the one-to-one resolution, by preference: a combined

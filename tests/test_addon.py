@@ -214,7 +214,7 @@ def test_middleware_skips_pages_stored_by_an_earlier_run(tmp_path):
     db = f"sqlite:///{tmp_path / 'r.db'}"
     store = Store(db)
     site_id = store.ensure_site("127.0.0.1:5", [])
-    from bitext_spider.store.database import PageRecord
+    from bitext_spider.store.records import PageRecord
     store.write([PageRecord(site_id=site_id, values=dict(
         url="http://127.0.0.1:5/old", requested_url="http://127.0.0.1:5/old", status=200, depth=0, fetched_at=0.0,
         content_type="text/html", encoding="utf-8", size_bytes=10, size_chars=10, n_tags=0, n_paragraphs=0,

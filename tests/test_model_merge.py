@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from pg_server import create_database, postgres_server
 
-from bitext_spider.store.database import ModelRecord, Store
+from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
+from bitext_spider.store.records import ModelRecord
 from matchers.content.translation_model import NULL, ModelCounts, TranslationModel
 
 Counts = dict[tuple[str, str], np.ndarray]

@@ -20,7 +20,7 @@ from pg_server import create_database, postgres_server
 from sqlalchemy import func, inspect, select, text
 from sqlalchemy.orm import Session
 
-from bitext_spider.store.database import CandidateRecord, ModelRecord, PageRecord, SentenceRecord, Store
+from bitext_spider.store.database import Store
 from bitext_spider.store.models import (
     Base,
     CandidateRow,
@@ -33,6 +33,7 @@ from bitext_spider.store.models import (
     make_engine,
     upgrade,
 )
+from bitext_spider.store.records import CandidateRecord, ModelRecord, PageRecord, SentenceRecord
 
 # Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
 pytestmark = pytest.mark.slow

@@ -5,8 +5,10 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bitext_spider.commands.cli import main as bitext_main
-from bitext_spider.store.database import CandidateRecord, PageRecord, Store, StoreWriter
+from bitext_spider.store.database import Store
 from bitext_spider.store.models import CandidateRow, PageRow, PairRow
+from bitext_spider.store.records import CandidateRecord, PageRecord
+from bitext_spider.store.writer import StoreWriter
 
 
 def _page(url, lang, cands=()):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from bitext_spider.store.database import SentenceRecord, SiteCandidate
+from bitext_spider.store.records import SentenceRecord, SiteCandidate
 from matchers.content.content_match import ContentMatch, length_difference, match_content
 from matchers.content.content_schedule import combined_score, is_mature, maturity, required_share
 from matchers.content.translation_model import TranslationModel

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bitext_spider.config import BitextConfig
-from bitext_spider.store.database import SiteCandidate
+from bitext_spider.store.records import SiteCandidate
 from matchers.content.content_match import match_content
 from matchers.content.content_schedule import maturity
 from matchers.page.page_content import PageContent

@@ -1,21 +1,14 @@
-"""Persistence: pages and candidates written in batches by one writer thread, pairs resolved per site.
-
-The reactor never waits on the database: pipelines hand :class:`PageRecord` objects to
-:class:`StoreWriter`, whose thread commits them in batches (by count or time).  Batches commit in
-arrival order, so after a kill the stored pages are a prefix of what was processed, and a resumed
-crawl re-fetches exactly the pages that are missing.
-"""
+"""The store: sites, pages, candidates, pairs, sentences and translation models in the database,
+and the one-to-one resolution of a site's candidates into its final pairs.  Pages and candidates
+arrive through the writer thread (bitext_spider.store.writer)."""
 
 from __future__ import annotations
 
 import logging
-import queue
 import random
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,112 +27,18 @@ from bitext_spider.store.models import (
     TranslationModelRow,
     make_engine,
 )
+from bitext_spider.store.records import (
+    ModelRecord,
+    PageRecord,
+    SentenceRecord,
+    SiteCandidate,
+    StoredModel,
+    StoredPage,
+    StoredSiteModel,
+)
 from matchers.site.one_to_one import Scored, resolve_one_to_one
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class CandidateRecord:
-    other_url: str
-    other_lang: str
-    score: float
-    scores: dict[str, float]
-
-
-@dataclass
-class PageRecord:
-    """One page's row plus the candidates it found among earlier pages."""
-
-    site_id: int
-    values: dict[str, Any]
-    candidates: list[CandidateRecord] = field(default_factory=list)
-
-    @property
-    def url(self) -> str:
-        return self.values["url"]
-
-
-@dataclass
-class ModelRecord:
-    """A snapshot of one language pair's translation model, written like a page record."""
-
-    lang1: str
-    lang2: str
-    pairs_seen: int
-    sentences_seen: int
-    state: bytes
-
-
-@dataclass
-class StoredModel:
-    """A language pair's stored model row; ``(sentences_seen, pairs_seen)`` is its version."""
-
-    state: bytes
-    pairs_seen: int
-    sentences_seen: int
-
-    @property
-    def version(self) -> tuple[int, int]:
-        return self.sentences_seen, self.pairs_seen
-
-
-@dataclass
-class StoredSiteModel:
-    """A site's unfolded training of a language pair (a ``site_models`` row)."""
-
-    site_id: int
-    site_key: str
-    lang1: str
-    lang2: str
-    model: StoredModel
-
-
-@dataclass
-class SiteCandidate:
-    """A stored candidate with its pages' URLs (for site-level decisions at close)."""
-
-    id: int
-    page1_id: int
-    url1: str
-    lang1: str
-    page2_id: int
-    url2: str
-    lang2: str
-    score: float
-    scores: dict[str, Any]
-
-
-@dataclass
-class SentenceRecord:
-    """An aligned sentence pair of a final pair; ``text1`` is in ``lang1``, page1's language."""
-
-    page1_id: int
-    page2_id: int
-    position: int
-    lang1: str
-    lang2: str
-    text1: str
-    text2: str
-    score: float
-
-
-@dataclass
-class StoredPage:
-    """What a resumed crawl needs of a page already in the database."""
-
-    url: str
-    lang: str | None
-    eligible: bool
-    size_bytes: int
-    size_chars: int
-    n_tags: int
-    n_paragraphs: int
-    tokens: np.ndarray | None
-    links: list[str]
-    paragraphs: list[Any] = field(default_factory=list)
-    outlinks: list[Any] = field(default_factory=list)
-    images: list[str] = field(default_factory=list)
 
 
 def _insert(engine: Engine, table: Any) -> Any:
@@ -647,89 +546,3 @@ class Store:
     def pages(self) -> Iterator[PageRow]:
         with Session(self.engine) as s:
             yield from s.execute(select(PageRow).order_by(PageRow.id)).scalars()
-
-
-_FLUSH = object()
-_STOP = object()
-
-
-class StoreWriter:
-    """A daemon thread that commits :class:`PageRecord` batches to a :class:`Store`."""
-
-    def __init__(
-        self,
-        store: Store,
-        batch: int = 200,
-        interval: float = 0.5,
-        on_written: Callable[[list[PageRecord]], None] | None = None,
-    ) -> None:
-        self.store = store
-        self.batch = max(1, batch)
-        self.interval = interval
-        self.on_written = on_written
-        self.failures = 0
-        self._queue: queue.Queue[Any] = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="bitext-store-writer", daemon=True)
-        self._thread.start()
-
-    def submit(self, record: PageRecord) -> None:
-        self._queue.put(record)
-
-    @property
-    def backlog(self) -> int:
-        """Records submitted and not yet committed (approximately)."""
-        return self._queue.qsize()
-
-    def wait_below(self, n: int, poll: float = 0.02) -> None:
-        """Block until at most ``n`` records wait (for backpressure from a worker thread)."""
-        while self._queue.qsize() > n and self._thread.is_alive():
-            time.sleep(poll)
-
-    def flush(self, timeout: float | None = None) -> bool:
-        """Block until everything submitted so far is committed (or has failed)."""
-        done = threading.Event()
-        self._queue.put((_FLUSH, done))
-        return done.wait(timeout)
-
-    def close(self, timeout: float | None = None) -> None:
-        self._queue.put(_STOP)
-        self._thread.join(timeout)
-
-    def _commit(self, pending: list[PageRecord]) -> None:
-        if not pending:
-            return
-        try:
-            self.store.write(pending)
-        except Exception:
-            # One bad record must not take the batch down with it: retry one by one.
-            logger.exception("writing a batch of %d pages failed; retrying one by one", len(pending))
-            for rec in pending:
-                try:
-                    self.store.write([rec])
-                except Exception:
-                    self.failures += 1
-                    logger.exception("page %s could not be stored", rec.url)
-        if self.on_written is not None:
-            self.on_written(pending)
-
-    def _run(self) -> None:
-        pending: list[PageRecord] = []
-        while True:
-            try:
-                msg = self._queue.get(timeout=self.interval)
-            except queue.Empty:
-                self._commit(pending)
-                pending = []
-                continue
-            if msg is _STOP:
-                self._commit(pending)
-                return
-            if isinstance(msg, tuple) and msg and msg[0] is _FLUSH:
-                self._commit(pending)
-                pending = []
-                msg[1].set()
-                continue
-            pending.append(msg)
-            if len(pending) >= self.batch:
-                self._commit(pending)
-                pending = []

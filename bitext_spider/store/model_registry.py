@@ -39,7 +39,8 @@ import threading
 import time
 from collections.abc import Collection
 
-from bitext_spider.store.database import ModelRecord, Store
+from bitext_spider.store.database import Store
+from bitext_spider.store.records import ModelRecord
 from matchers.content.translation_model import TranslationModel
 
 logger = logging.getLogger(__name__)
