@@ -1,0 +1,258 @@
+"""The count tables of the IBM-1 translation model (matchers.content.translation_model): sparse
+expected counts keyed ``w1 << 32 | w2``, their snapshots, the mapping of another process's word ids,
+and the numba kernels of the E-step, the merge of sorted tables and the M-step's fill.  Tomás et
+al., *WebMining*, section 2.3 (the incremental EM whose counts these are).
+
+Memory: what grows is the vocabularies (strings, four float64 per word) and the counts table,
+sparse: only word pairs that co-occurred in a training sentence pair, 24 bytes each (int64 key
+``w1 << 32 | w2``, two float64 counts).  It is kept as a sorted main table plus a small sorted
+delta that absorbs updates and is merged when it reaches an eighth of the main one, so an update
+costs about its own size, not the model's.  When they merge, entries whose two counts are both
+below ``min_count`` (0.01) are dropped: co-occurrences that EM found unrelated, 57-65% of the
+entries and 0.5-0.9% of the count mass of models trained on 30-50 W3C i18n page pairs (86% and
+0.1% on the benchmark's synthetic model), with the same content scores.  Past ``max_entries`` the entries with the
+smallest counts go too.  A dropped pair's words keep its mass in ``c(e)``, so the pair falls back
+to the smoothing value and the distribution becomes slightly sub-stochastic.  Snapshots take
+about 17 bytes per entry.
+
+Merging (several crawler processes training one language pair's model, see
+``bitext_spider.store.model_registry``): expected counts are sums over sentence pairs, so the counts
+two processes gathered can be added.  A model keeps, besides its counts, the *pending* counts that
+:meth:`TranslationModel.update` added since it was loaded or they were last cleared (each update's
+table appended and summed in bulk into a sorted table, plus per-word ``c(e)``, ``c(f)`` and
+unigram increments), unpruned unless they outgrow the model's own table.
+:meth:`~TranslationModel.pending_counts` hands them out with their words,
+:meth:`~TranslationModel.add_counts` adds such counts (or a whole model's,
+:meth:`~TranslationModel.counts`) into a model, mapping the vocabularies by word: the ids of two
+processes differ.  The mapping is one dictionary lookup per word; the tables are remapped, sorted
+and merged with numpy/numba, about the cost of a compaction (``benchmarks/bench_model_merge.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
+_LOW = np.int64(0xFFFFFFFF)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """Two documents' vocabularies resolved against a model, once per document pair."""
+
+    words1: list[str]
+    words2: list[str]
+    gid1: np.ndarray  # model id of each words1 entry, -1 when the model has never seen it
+    gid2: np.ndarray
+    same1: np.ndarray  # index in words2 of the identical string, -1 if none
+    bg1: np.ndarray  # background probability of each words1 entry (t12 side)
+    bg2: np.ndarray  # background probability of each words2 entry (t21 side)
+
+
+@dataclass(frozen=True)
+class LocalTables:
+    """Dense translation tables for two vocabularies; index 0 of both axes is the NULL word.
+
+    ``t21[i, j] = t(words2[j-1] | words1[i-1])`` (row 0: given NULL, column 0 unused);
+    ``t12[i, j] = t(words1[i-1] | words2[j-1])`` (column 0: given NULL, row 0 unused).
+    """
+
+    t21: np.ndarray
+    t12: np.ndarray
+    bg1: np.ndarray  # background of words1 entries, no NULL slot
+    bg2: np.ndarray
+
+
+@dataclass(frozen=True)
+class ModelCounts:
+    """Expected counts with their own vocabularies, to add into a model (:meth:`TranslationModel.add_counts`).
+
+    ``keys`` are sorted ``i1 << 32 | i2`` over positions in ``words1``/``words2``, whose index 0
+    is :data:`NULL`; ``tot*``/``uni*`` are per entry of ``words*``.
+    """
+
+    lang1: str
+    lang2: str
+    words1: list[str]
+    words2: list[str]
+    keys: np.ndarray
+    c21: np.ndarray
+    c12: np.ndarray
+    tot1: np.ndarray
+    tot2: np.ndarray
+    uni1: np.ndarray
+    uni2: np.ndarray
+    sentences: int
+    pairs: int
+
+    @property
+    def empty(self) -> bool:
+        return self.sentences == 0 and self.pairs == 0 and not len(self.keys)
+
+
+
+
+Store = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _npz(arrays: dict[str, np.ndarray]) -> bytes:
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    return buf.getvalue()
+
+
+def _load_npz(data: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def _map_words(words: Sequence[str], vocab: list[str], index: dict[str, int]) -> np.ndarray:
+    """Ids of ``words`` in a vocabulary, new words appended in order (as ``_add1`` would): one
+    dictionary lookup per word, no Python call per word."""
+    get = index.get
+    ids = np.array([get(w, -1) for w in words], np.int64)
+    new = np.flatnonzero(ids < 0)
+    if len(new):
+        added = [words[i] for i in new.tolist()]
+        if len(set(added)) != len(added):
+            raise ValueError("a vocabulary with a repeated word")
+        start = len(vocab)
+        vocab.extend(added)
+        index.update(zip(added, range(start, start + len(added)), strict=True))
+        ids[new] = np.arange(start, start + len(added))
+    # Each id once, or fancy-index += would add only one of two counts of the same word.
+    ordered = np.sort(ids)
+    if bool(np.any(ordered[1:] == ordered[:-1])):
+        raise ValueError("a vocabulary with a repeated word")
+    return ids
+
+
+def _empty_store() -> Store:
+    return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+
+
+def _store(keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> Store:
+    return keys.astype(np.int64), c21.astype(np.float64), c12.astype(np.float64)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _pair_keys(ids1, off1, ids2, off2):  # pragma: no cover - compiled
+    # Every (e, f) combination of each sentence pair, NULL (id 0) first on both sides, e-major:
+    # the E-step below walks the same layout.
+    total = 0
+    for k in range(off1.size - 1):
+        total += (off1[k + 1] - off1[k] + 1) * (off2[k + 1] - off2[k] + 1)
+    keys = np.empty(total, np.int64)
+    pos = 0
+    for k in range(off1.size - 1):
+        for a in range(off1[k + 1] - off1[k] + 1):
+            e = np.int64(0) if a == 0 else ids1[off1[k] + a - 1]
+            for b in range(off2[k + 1] - off2[k] + 1):
+                f = np.int64(0) if b == 0 else ids2[off2[k] + b - 1]
+                keys[pos] = (e << 32) | f
+                pos += 1
+    return keys
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _estep(off1, off2, inv, t21, t12, n21, n12):  # pragma: no cover - compiled
+    pos = 0
+    for k in range(off1.size - 1):
+        ln = off1[k + 1] - off1[k]
+        m = off2[k + 1] - off2[k]
+        w = m + 1
+        for b in range(1, m + 1):  # each lang2 token, generated by a lang1 token or NULL
+            z = 0.0
+            for a in range(ln + 1):
+                z += t21[inv[pos + a * w + b]]
+            for a in range(ln + 1):
+                q = inv[pos + a * w + b]
+                n21[q] += t21[q] / z
+        for a in range(1, ln + 1):  # each lang1 token, generated by a lang2 token or NULL
+            z = 0.0
+            for b in range(w):
+                z += t12[inv[pos + a * w + b]]
+            for b in range(w):
+                q = inv[pos + a * w + b]
+                n12[q] += t12[q] / z
+        pos += (ln + 1) * w
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _merge_sorted(k1, a1, b1, k2, a2, b2):  # pragma: no cover - compiled
+    n = k1.size + k2.size
+    keys = np.empty(n, np.int64)
+    a = np.empty(n)
+    b = np.empty(n)
+    i = j = o = 0
+    while i < k1.size or j < k2.size:
+        if j >= k2.size or (i < k1.size and k1[i] < k2[j]):
+            keys[o], a[o], b[o] = k1[i], a1[i], b1[i]
+            i += 1
+        elif i >= k1.size or k2[j] < k1[i]:
+            keys[o], a[o], b[o] = k2[j], a2[j], b2[j]
+            j += 1
+        else:
+            keys[o], a[o], b[o] = k1[i], a1[i] + a2[j], b1[i] + b2[j]
+            i += 1
+            j += 1
+        o += 1
+    return keys[:o].copy(), a[:o].copy(), b[:o].copy()
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12):  # pragma: no cover - compiled
+    # Learned part of t = (c + lam * t0) / (c(e) + lam): the defaults are already in place.  A row
+    # (one lang1 word) is a contiguous slice of the sorted keys.  Scanning it costs its length;
+    # searching each wanted column in it costs ~ncols * log2(length): NULL and frequent words have
+    # rows as long as the other vocabulary, so those are searched.
+    ncols = cg.size
+    order = np.argsort(cg)
+    for i in range(rg.size):
+        g = rg[i]
+        if g < 0:
+            continue
+        lo = np.searchsorted(keys, g << 32)
+        hi = np.searchsorted(keys, (g + 1) << 32)
+        n = hi - lo
+        if n <= 0:
+            continue
+        bits = 1
+        while (1 << bits) < n:
+            bits += 1
+        if n <= 2 * ncols * bits:
+            for k in range(lo, hi):
+                j = colmap[keys[k] & 0xFFFFFFFF]
+                if j >= 0:
+                    t21[i, j] += c21[k] * den1[i]
+                    t12[i, j] += c12[k] * den2[j]
+        else:
+            p = lo  # columns in increasing id order: each search starts where the last ended
+            for jj in range(ncols):
+                j = order[jj]
+                if cg[j] < 0:
+                    continue
+                key = (g << 32) | cg[j]
+                p += np.searchsorted(keys[p:hi], key)
+                if p >= hi:
+                    break
+                if keys[p] == key:
+                    t21[i, j] += c21[p] * den1[i]
+                    t12[i, j] += c12[p] * den2[j]
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _marginal_sums(keys, c21, c12, w1, w2, out2, out1):  # pragma: no cover - compiled
+    for k in range(keys.size):
+        e = keys[k] >> 32
+        f = keys[k] & 0xFFFFFFFF
+        out2[f] += w1[e] * c21[k]
+        out1[e] += w2[f] * c12[k]
