@@ -21,7 +21,7 @@ from scrapy.utils.misc import load_object
 from scrapy.utils.test import get_crawler
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from test_crawl_e2e import FAST, page_urls, pairs_of, stat
+from support import FAST, page_urls, pairs_of, stat
 
 from bitext_spider.addon import ITEM_PIPELINES, BitextAddon
 from bitext_spider.crawl.feed_guard import FeedGuard

@@ -151,3 +151,16 @@ def test_matchers_do_not_import_scrapy_or_the_crawl_side() -> None:
         if bad:
             offenders[str(path.relative_to(ROOT))] = sorted(bad)
     assert offenders == {}
+
+
+def test_test_modules_do_not_import_each_other() -> None:
+    """Shared helpers live in tests/support.py and fixtures in tests/conftest.py."""
+    offenders = {}
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        bad = sorted(n for n in names if n.split(".")[0].startswith("test_"))
+        if bad:
+            offenders[path.name] = bad
+    assert offenders == {}

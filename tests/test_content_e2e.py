@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from lxml import etree
-from test_crawl_e2e import ROOT, gold_of, pairs_of, scrapy_crawl, stat
+from support import ROOT, gold_of, pairs_of, scrapy_crawl, stat
 
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site

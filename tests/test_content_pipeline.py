@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
-from test_pipelines import EN_A, FR_A, SITE, item, page_html
+from support import EN_A, FR_A, SITE, item, page_html
 
 from bitext_spider.crawl.seeds import Site
 from bitext_spider.runtime import BitextRuntime

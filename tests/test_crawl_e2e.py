@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support import FAST, ROOT, gold_of, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
@@ -20,41 +21,6 @@ from bitext_spider.store.database import Store
 
 # Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[1]
-FAST = ["-s", "AUTOTHROTTLE_START_DELAY=0", "-s", "LOG_LEVEL=INFO", "-s", "BITEXT_LOGSTATS_INTERVAL=1"]
-
-
-def scrapy_crawl(seeds: Path | str, db: str, *extra: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL={db}",
-           *FAST, *extra]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
-
-
-def stat(log: str, name: str) -> int | None:
-    m = re.search(rf"'{re.escape(name)}': (\d+)", log)
-    return int(m.group(1)) if m else None
-
-
-def pairs_of(db: str) -> set[frozenset[str]]:
-    store = Store(db, create=False)
-    try:
-        return {frozenset((r.url1, r.url2)) for r in store.pairs()}
-    finally:
-        store.close()
-
-
-def page_urls(db: str) -> list[str]:
-    store = Store(db, create=False)
-    try:
-        return [p.url for p in store.pages()]
-    finally:
-        store.close()
-
-
-def gold_of(info) -> set[frozenset[str]]:
-    return {frozenset((u1, u2)) for _, u1, _, u2 in info.gold}
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):

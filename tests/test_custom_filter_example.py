@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from scrapy.utils.test import get_crawler
-from test_pipelines import EN_A, FR_A, SITE, item, page_html
+from support import EN_A, FR_A, SITE, item, page_html
 
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import lxml.html
 import pytest
-from test_crawl_e2e import page_urls, pairs_of, scrapy_crawl
+from support import page_urls, pairs_of, scrapy_crawl
 
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import CONTENT_TYPES_FILE, generate_site

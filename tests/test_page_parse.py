@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
-from test_crawl_e2e import scrapy_crawl, stat
-from test_pipelines import FR_A, SITE, page_html
+from support import FR_A, SITE, page_html, scrapy_crawl, stat
 
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime

@@ -20,7 +20,7 @@ from scrapy.exceptions import DropItem
 from scrapy.pipelines import ItemPipelineManager
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
-from test_crawl_e2e import FAST, ROOT, page_urls, pairs_of, scrapy_crawl, stat
+from support import FAST, ROOT, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider import settings as project_settings
 from bitext_spider.addon import EXTENSIONS as ADDON_EXTENSIONS
@@ -267,7 +267,7 @@ def _pipelines(tmp_path) -> tuple[ItemPipelineManager, BitextRuntime]:
 
 def test_users_items_and_pairs_pass_every_stage_and_pages_leave(tmp_path):
     manager, runtime = _pipelines(tmp_path)
-    from test_pipelines import SITE, item, page_html
+    from support import SITE, item, page_html
 
     runtime.open_site(SITE)
     own = {"title": "a user's own item", "body": "text"}

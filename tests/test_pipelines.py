@@ -5,8 +5,8 @@ import asyncio
 import pytest
 from scrapy.exceptions import DropItem, NotConfigured
 from scrapy.utils.test import get_crawler
+from support import EN_A, EN_B, EN_B_LIST, FR_A, SITE, item, page_html
 
-from bitext_spider.crawl.seeds import Site
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
@@ -16,32 +16,6 @@ from pipelines.normalize import NormalizePipeline
 from pipelines.size_filter import SizeFilterPipeline
 from pipelines.store import StorePipeline
 from pipelines.structure_filter import StructureFilterPipeline
-
-SITE = Site("s.test", ("http://s.test/",), frozenset({"s.test"}))
-
-EN_A = ["Opening hours of the city library", "The library is open every day from nine in the morning.",
-        "Children can borrow books for three weeks without paying anything at all.",
-        "Please bring your card when you visit us."]
-FR_A = ["Horaires d'ouverture de la bibliothèque municipale",
-        "La bibliothèque est ouverte tous les jours à partir de neuf heures du matin.",
-        "Les enfants peuvent emprunter des livres pendant trois semaines sans rien payer du tout.",
-        "Merci d'apporter votre carte lors de votre visite."]
-EN_B = ["How to recycle your household waste", "Glass goes into the green container near the market.",
-        "Paper and cardboard are collected on Tuesday mornings in every street of the old town, "
-        "and the collection starts very early so put them out the evening before.",
-        "Batteries must be returned to a shop.", "Thank you for keeping the city clean."]
-EN_B_LIST = "<ul>" + "".join(f"<li><a href='/w/{i}'>Waste type {i}</a></li>" for i in range(8)) + "</ul>"
-
-
-def page_html(lang, blocks):
-    body = "".join(f"<p>{b}</p>" for b in blocks[1:])
-    return (f'<html lang="{lang}"><head><title>{blocks[0]}</title></head><body><nav><a href="/">Home</a></nav>'
-            f"<h1>{blocks[0]}</h1>{body}<footer><p>City of Example</p></footer></body></html>")
-
-
-def item(url, html, encoding="utf-8", content_type=None):
-    return PageItem(url=url, site=SITE.key, body=html.encode(encoding),
-                    content_type=content_type or f"text/html; charset={encoding}")
 
 
 @pytest.fixture

@@ -266,7 +266,7 @@ def test_two_processes_write_overlapping_pages_and_candidates(pg_url):
 
 # -- a crawl into PostgreSQL --------------------------------------------------------------------
 def test_crawl_into_postgresql_and_export(pg_url, tmp_path):
-    from test_crawl_e2e import ROOT, gold_of, pairs_of, scrapy_crawl
+    from support import ROOT, gold_of, pairs_of, scrapy_crawl
 
     from bitext_spider.demo.loopback_server import free_port, serve_site
     from bitext_spider.demo.site import generate_site

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from pg_server import create_database, postgres_server
 from scrapyd_server import scrapyd_server
-from test_crawl_e2e import gold_of, pairs_of
-from test_scrapyd import PROJECT, egg  # noqa: F401  (the module-scoped egg fixture)
+from support import PROJECT, gold_of, pairs_of
 
 from bitext_spider.commands import cli
 from bitext_spider.commands.schedule import job_stats, shard_sites

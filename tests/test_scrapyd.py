@@ -8,15 +8,13 @@ Skipped only when the Scrapyd server cannot be started (see tests/scrapyd_server
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 from scrapyd_server import scrapyd_server
-from test_crawl_e2e import ROOT, gold_of, pairs_of, stat
+from support import PROJECT, gold_of, pairs_of, stat
 
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
@@ -24,26 +22,10 @@ from bitext_spider.demo.site import generate_site
 # Crawls in subprocesses or against servers: the full tier only (pytest -m "not slow" skips them).
 pytestmark = pytest.mark.slow
 
-PROJECT = "bitext_spider"  # scrapy.cfg [deploy] project
+
 SPIDER = "site"
 FAST = ["AUTOTHROTTLE_START_DELAY=0", "LOG_LEVEL=INFO", "BITEXT_LOGSTATS_INTERVAL=1"]
 
-# What the project root holds that is not part of a build (the copy is built as a user would build it).
-_NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "*.egg", "__pycache__",
-                                    "*.db", "*.db-*", ".pytest_cache", ".ruff_cache", ".scrapy", "bitext-demo",
-                                    "out", "tests", "benchmarks")
-
-
-@pytest.fixture(scope="module")
-def egg(tmp_path_factory) -> Path:
-    """Build the egg with ``scrapyd-deploy --build-egg`` run from the root of a copy of the project."""
-    src = tmp_path_factory.mktemp("project") / "bitext-spider"
-    shutil.copytree(ROOT, src, ignore=_NOT_BUILT)
-    out = src.parent / "bitext_spider.egg"
-    proc = subprocess.run([sys.executable, "-m", "scrapyd_client.deploy", "--build-egg", str(out)], cwd=src,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0 and out.is_file(), proc.stdout + proc.stderr
-    return out
 
 
 @pytest.fixture(scope="module")
