@@ -14,20 +14,8 @@ from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.store.records import CandidateRecord, PageRecord
+from matchers.site.one_to_one import rank_scores
 from pipelines.base import pages_only
-
-# The score a candidate is ranked by in the one-to-one resolution, by preference: a combined
-# decision score if a later filter wrote one, else the structure similarity, else size closeness.
-RANK_KEYS = ("score", "structure")
-
-
-def rank_scores(scores: dict[str, np.ndarray], n: int) -> np.ndarray:
-    for key in RANK_KEYS:
-        if key in scores:
-            return np.asarray(scores[key], dtype=np.float64)
-    if "size_file" in scores:
-        return 1.0 - np.asarray(scores["size_file"], dtype=np.float64)
-    return np.ones(n)
 
 
 def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int = 0) -> PageRecord:

@@ -36,8 +36,8 @@ from bitext_spider.config import BitextConfig
 from bitext_spider.items import PairItem
 from bitext_spider.runtime import BitextRuntime
 from matchers.site.decision import Evidence, decide
+from matchers.site.one_to_one import rank_scores
 from matchers.site.page_index import CandidateSet
-from pipelines.store import rank_scores
 
 logger = logging.getLogger(__name__)
 

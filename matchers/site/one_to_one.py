@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Scored:
@@ -46,3 +48,17 @@ def resolve_one_to_one(candidates: Iterable[Scored]) -> list[Scored]:
         taken.add((c.page2, c.lang1))
         chosen.append(c)
     return chosen
+
+
+# The score a candidate is ranked by in the one-to-one resolution, by preference: a combined
+# decision score if a later filter wrote one, else the structure similarity, else size closeness.
+RANK_KEYS = ("score", "structure")
+
+
+def rank_scores(scores: dict[str, np.ndarray], n: int) -> np.ndarray:
+    for key in RANK_KEYS:
+        if key in scores:
+            return np.asarray(scores[key], dtype=np.float64)
+    if "size_file" in scores:
+        return 1.0 - np.asarray(scores["size_file"], dtype=np.float64)
+    return np.ones(n)
