@@ -164,3 +164,18 @@ def test_test_modules_do_not_import_each_other() -> None:
         if bad:
             offenders[path.name] = bad
     assert offenders == {}
+
+
+def test_nothing_imports_pipelines_commands_or_the_demo_from_below() -> None:
+    """Pipelines are named by path (the add-on, the close-time sequence); the command line and the
+    demo sit on top: only commands import them."""
+    graph = _graph()
+    offenders = sorted(
+        (name, target)
+        for name, targets in graph.items()
+        for target in targets
+        if (target.startswith("pipelines.") and not name.startswith("pipelines."))
+        or (target.startswith(("bitext_spider.commands", "bitext_spider.demo"))
+            and not name.startswith(("bitext_spider.commands", "bitext_spider.demo")))
+    )
+    assert offenders == []
