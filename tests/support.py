@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sqlalchemy import insert
+
 from bitext_spider.crawl.seeds import Site
 from bitext_spider.items import PageItem
 from bitext_spider.store.database import Store
+from bitext_spider.store.models import CandidateRow, PageRow, PairRow, SentenceRow, SiteRow, make_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = "bitext_spider"  # scrapy.cfg [deploy] project (the Scrapyd tests)
@@ -74,3 +77,52 @@ def page_html(lang, blocks):
 def item(url, html, encoding="utf-8", content_type=None):
     return PageItem(url=url, site=SITE.key, body=html.encode(encoding),
                     content_type=content_type or f"text/html; charset={encoding}")
+
+
+# -- a small corpus database (the export tests) --------------------------------------------------------
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+
+PAGES = {
+    1: ("http://a/en1", "en"), 2: ("http://a/fr1", "fr"), 3: ("http://a/en2", "en"),
+    4: ("http://a/fr2", "fr"), 5: ("http://a/en3", "en"), 6: ("http://a/fr3", "fr"),
+    7: ("http://a/de1", "de"), 8: ("http://a/fr4", "fr"), 9: ("http://a/en4", "en"),
+}
+# (page1, page2, score); (5, 6) is only a candidate
+PAIRS = [(1, 2, 0.9), (3, 4, 0.8), (1, 7, 0.7), (8, 9, 0.6)]
+SENTENCES = {
+    (1, 2): [("Hello world.", "Bonjour le monde.", 0.5), ("Good  bye\n", "Au\trevoir", 0.6),
+             ("Ctrl\x01 char\x0bhere", "Contr\u00f4le\x1f ici\x00", 0.3), ("   ", "vide", 0.9)],
+    (3, 4): [("Only here", "Seulement ici", 0.4)],
+    (1, 7): [("Hello world.", "Hallo Welt.", 0.8)],
+    # page 8 is French, so text1 is French: the same pair as (1, 2)'s first, seen from the other side
+    (8, 9): [("Bonjour  le monde.", " Hello world.", 0.7)],
+    (5, 6): [("Not final", "Pas final", 0.99)],
+}
+
+
+def build_db(path, pages=PAGES, pairs=PAIRS, sentences=SENTENCES):
+    """A database with these pages, final pairs (candidates too) and sentences (candidates if not pairs)."""
+    engine = make_engine(f"sqlite:///{path}")
+    langs = {pid: lang for pid, (_url, lang) in pages.items()}
+
+    def pair(a, b, score):
+        return dict(site_id=1, page1_id=a, page2_id=b, lang1=langs[a], lang2=langs[b], score=score)
+
+    final = [pair(a, b, s) for a, b, s in pairs]
+    others = [pair(a, b, 0.5) for a, b in sentences if (a, b) not in {(x, y) for x, y, _ in pairs}]
+    with engine.begin() as conn:
+        conn.execute(insert(SiteRow.__table__), [dict(id=1, key="a", start_urls=[])])
+        conn.execute(insert(PageRow.__table__),
+                     [dict(id=pid, site_id=1, url=url, lang=lang) for pid, (url, lang) in pages.items()])
+        if final or others:
+            conn.execute(insert(CandidateRow.__table__), [dict(c, scores={}) for c in final + others])
+        if final:
+            conn.execute(insert(PairRow.__table__), final)
+        rows = [
+            dict(pair(a, b, s), position=i, text1=t1, text2=t2)
+            for (a, b), sents in sentences.items() for i, (t1, t2, s) in enumerate(sents)
+        ]
+        if rows:
+            conn.execute(insert(SentenceRow.__table__), rows)
+    engine.dispose()
+    return f"sqlite:///{path}"

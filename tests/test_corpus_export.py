@@ -4,58 +4,10 @@ import json
 
 import pytest
 from lxml import etree
-from sqlalchemy import insert
+from support import XML_LANG, build_db
 
 from bitext_spider.commands.cli import main as bitext_main
 from bitext_spider.store.corpus_export import clean_text, validate_tmx
-from bitext_spider.store.models import CandidateRow, PageRow, PairRow, SentenceRow, SiteRow, make_engine
-
-XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
-
-PAGES = {
-    1: ("http://a/en1", "en"), 2: ("http://a/fr1", "fr"), 3: ("http://a/en2", "en"),
-    4: ("http://a/fr2", "fr"), 5: ("http://a/en3", "en"), 6: ("http://a/fr3", "fr"),
-    7: ("http://a/de1", "de"), 8: ("http://a/fr4", "fr"), 9: ("http://a/en4", "en"),
-}
-# (page1, page2, score); (5, 6) is only a candidate
-PAIRS = [(1, 2, 0.9), (3, 4, 0.8), (1, 7, 0.7), (8, 9, 0.6)]
-SENTENCES = {
-    (1, 2): [("Hello world.", "Bonjour le monde.", 0.5), ("Good  bye\n", "Au\trevoir", 0.6),
-             ("Ctrl\x01 char\x0bhere", "Contr\u00f4le\x1f ici\x00", 0.3), ("   ", "vide", 0.9)],
-    (3, 4): [("Only here", "Seulement ici", 0.4)],
-    (1, 7): [("Hello world.", "Hallo Welt.", 0.8)],
-    # page 8 is French, so text1 is French: the same pair as (1, 2)'s first, seen from the other side
-    (8, 9): [("Bonjour  le monde.", " Hello world.", 0.7)],
-    (5, 6): [("Not final", "Pas final", 0.99)],
-}
-
-
-def build_db(path, pages=PAGES, pairs=PAIRS, sentences=SENTENCES):
-    """A database with these pages, final pairs (candidates too) and sentences (candidates if not pairs)."""
-    engine = make_engine(f"sqlite:///{path}")
-    langs = {pid: lang for pid, (_url, lang) in pages.items()}
-
-    def pair(a, b, score):
-        return dict(site_id=1, page1_id=a, page2_id=b, lang1=langs[a], lang2=langs[b], score=score)
-
-    final = [pair(a, b, s) for a, b, s in pairs]
-    others = [pair(a, b, 0.5) for a, b in sentences if (a, b) not in {(x, y) for x, y, _ in pairs}]
-    with engine.begin() as conn:
-        conn.execute(insert(SiteRow.__table__), [dict(id=1, key="a", start_urls=[])])
-        conn.execute(insert(PageRow.__table__),
-                     [dict(id=pid, site_id=1, url=url, lang=lang) for pid, (url, lang) in pages.items()])
-        if final or others:
-            conn.execute(insert(CandidateRow.__table__), [dict(c, scores={}) for c in final + others])
-        if final:
-            conn.execute(insert(PairRow.__table__), final)
-        rows = [
-            dict(pair(a, b, s), position=i, text1=t1, text2=t2)
-            for (a, b), sents in sentences.items() for i, (t1, t2, s) in enumerate(sents)
-        ]
-        if rows:
-            conn.execute(insert(SentenceRow.__table__), rows)
-    engine.dispose()
-    return f"sqlite:///{path}"
 
 
 @pytest.fixture
@@ -123,10 +75,10 @@ def test_tmx_is_valid_and_complete(db, tmp_path, capsys):
     langs = [[tuv.get(XML_LANG) for tuv in tu.findall("tuv")] for tu in tus]
     assert langs == [["de", "en"]] + [["en", "fr"]] * 4
     hello = tus[1]
-    assert hello.findtext("prop[@type='x-score']") == "0.7"
+    assert hello.findtext("prop[@type='score-aligner']") == "0.7"
     en, fr = hello.findall("tuv")
-    assert [p.text for p in en.findall("prop[@type='x-source-url']")] == ["http://a/en1", "http://a/en4"]
-    assert [p.text for p in fr.findall("prop[@type='x-source-url']")] == ["http://a/fr1", "http://a/fr4"]
+    assert [p.text for p in en.findall("prop[@type='source-document']")] == ["http://a/en1", "http://a/en4"]
+    assert [p.text for p in fr.findall("prop[@type='source-document']")] == ["http://a/fr1", "http://a/fr4"]
     assert en.findtext("seg") == "Hello world." and fr.findtext("seg") == "Bonjour le monde."
     assert [tuv.findtext("seg") for tuv in tus[3].findall("tuv")] == ["Ctrl char here", "Contr\u00f4le ici"]
 
@@ -170,6 +122,11 @@ def test_export_sentences_errors(db, tmp_path, capsys):
     assert bitext_main(["export", "sentences", "--db", str(tmp_path / "none.db")]) == 2
     err = capsys.readouterr().err
     assert "no database" in err and len(err.splitlines()) == 1
-    bad_prefix = tmp_path / "no" / "such" / "dir" / "c"
+    (tmp_path / "a-file").write_text("")
+    bad_prefix = tmp_path / "a-file" / "c"  # a directory cannot be made under a file
     assert bitext_main(["export", "sentences", "--db", db, "--format", "moses", "-o", str(bad_prefix)]) == 2
     assert "cannot write" in capsys.readouterr().err
+    assert bitext_main(["export", "sentences", "--db", db, "--langs", "english"]) == 2
+    assert "language pair" in capsys.readouterr().err
+    assert bitext_main(["export", "pairs", "--db", db, "--langs", "en-fr"]) == 2
+    assert "only for sentences" in capsys.readouterr().err

@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
+import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ from bitext_spider.commands.db_cli import DEFAULT_DB
 from bitext_spider.store import corpus_export
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow
+from bitext_spider.store.output import open_output
 from bitext_spider.store.table_export import export
 
 
@@ -51,6 +53,8 @@ def _open_store(db: str) -> Store | None:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.what == "sentences":
         return cmd_export_sentences(args)
+    if args.langs:
+        return _fail("--langs is only for sentences")
     if args.format not in ("tsv", "jsonl"):
         return _fail(f"--format {args.format} is only for sentences; {args.what} take tsv or jsonl")
     if args.min_score is not None:
@@ -59,11 +63,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     if store is None:
         return 2
     try:
-        if args.output:
-            with open(args.output, "w", encoding="utf-8", newline="") as fh:
-                n = export(store, args.what, args.format, fh)
-        else:
-            n = export(store, args.what, args.format, sys.stdout)
+        with open_output(args.output) as fh:
+            n = export(store, args.what, args.format, fh)
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except Exception as exc:  # an unreadable database gets one clear line, not a traceback
         return _fail(f"cannot read {store.url}: {exc}")
     finally:
@@ -74,33 +77,29 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _write_sentences(store: Store, args: argparse.Namespace) -> int:
     pairs = corpus_export.read_sentence_pairs(store.engine, args.min_score)
+    if args.langs:
+        lang1, _, lang2 = args.langs.partition("-")
+        pairs = corpus_export.select_langs(pairs, lang1, lang2)
     if args.format == "moses":
         written = corpus_export.write_moses(pairs, args.output)
         for path, _lines in written:
             print(path)
         return sum(n for _path, n in written) // 2  # two files per language pair, one line per pair each
     if args.format == "tmx":
-        if args.output:
-            with open(args.output, "wb") as fh:
-                return corpus_export.write_tmx(pairs, fh)
-        sys.stdout.flush()
-        binary = getattr(sys.stdout, "buffer", None)
-        if binary is None:  # a text-only stream stands in for stdout (embedding, some test runners)
-            buf = io.BytesIO()
-            n = corpus_export.write_tmx(pairs, buf)
-            sys.stdout.write(buf.getvalue().decode("utf-8"))
-            return n
-        n = corpus_export.write_tmx(pairs, binary)
-        binary.flush()
-        return n
-    write = corpus_export.write_tsv if args.format == "tsv" else corpus_export.write_jsonl
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="") as fh:
-            return write(pairs, fh)
-    return write(pairs, sys.stdout)
+        with open_output(args.output, binary=True) as fh:
+            return corpus_export.write_tmx(pairs, fh)
+    write = {
+        "tsv": corpus_export.write_tsv,
+        "jsonl": corpus_export.write_jsonl,
+        "bitextor": corpus_export.write_bitextor,
+    }[args.format]
+    with open_output(args.output) as fh:
+        return write(pairs, fh)
 
 
 def cmd_export_sentences(args: argparse.Namespace) -> int:
+    if args.langs and not re.fullmatch(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*-[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*", args.langs):
+        return _fail(f"--langs takes a language pair such as en-fr, got {args.langs!r}")
     if args.format == "moses" and not args.output:
         return _fail("--format moses needs -o PREFIX (files PREFIX.<l1>-<l2>.<l1> and .<l2> are written)")
     store = _open_store(args.db)
@@ -110,6 +109,8 @@ def cmd_export_sentences(args: argparse.Namespace) -> int:
         n = _write_sentences(store, args)
     except SQLAlchemyError as exc:
         return _fail(f"cannot read {store.url}: {exc}")
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except OSError as exc:
         return _fail(f"cannot write: {exc}")
     finally:
@@ -270,12 +271,15 @@ def build_parser() -> argparse.ArgumentParser:
     ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
     ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys"])
     ex.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
-    ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses"], default="tsv",
-                    help="tmx and moses: sentences only")
+    ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses", "bitextor"], default="tsv",
+                    help="tmx, moses and bitextor: sentences only")
     ex.add_argument("--min-score", type=float, metavar="X",
                     help="sentences: keep those scoring at least this")
+    ex.add_argument("--langs", metavar="L1-L2",
+                    help="sentences only: this language pair, L1 first (e.g. en-fr)")
     ex.add_argument("-o", "--output", metavar="PATH",
-                    help="write to this file instead of standard output (moses: file name prefix, required)")
+                    help="write to this file instead of standard output, gzipped if it ends in .gz "
+                         "(moses: file name prefix, required)")
     ex.set_defaults(func=cmd_export)
     ev = sub.add_parser("eval", help="precision and recall of the final pairs against a gold standard")
     ev.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
@@ -322,7 +326,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`bitext export ... | head`): that ends the export, quietly.  Standard
+        # output is pointed at /dev/null so the interpreter's own flush at exit does not complain.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

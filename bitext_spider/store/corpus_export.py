@@ -1,4 +1,5 @@
-"""Sentence-level corpus export: the aligned sentences of final pairs as TSV, JSONL, TMX or Moses.
+"""Sentence-level corpus export: the aligned sentences of final pairs as TSV, JSONL, Bitextor's
+columns, TMX or Moses.
 
 Only sentences of final pairs (rows of ``pairs``) are exported.  Each sentence pair is oriented
 with its two languages in sorted order (``en``/``fr``, never ``fr``/``en``) and its text cleaned
@@ -14,6 +15,7 @@ between the passes; sentence pairs seen by only one pass are left out.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import importlib.metadata
 import importlib.resources
@@ -33,6 +35,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, aliased
 
 from bitext_spider.store.models import PageRow, PairRow, SentenceRow
+from matchers.page.lang_codes import primary_subtag
 
 TSV_COLUMNS = ["lang1", "lang2", "text1", "text2", "score", "url1", "url2"]
 # URLs never contain a literal space (``_url_cell`` percent-encodes any that a page URL might hold),
@@ -41,8 +44,11 @@ URL_SEPARATOR = " "
 
 TMX_DTD_RESOURCE = "tmx14.dtd"
 TMX_DOCTYPE = '<!DOCTYPE tmx SYSTEM "tmx14.dtd">'
-TMX_SCORE_PROP = "x-score"
-TMX_URL_PROP = "x-source-url"
+# Bitextor's TMX props: each variant's page as "source-document", the aligner's score as
+# "score-aligner" (corpus tools that read Bitextor's TMX find them there).
+TMX_SCORE_PROP = "score-aligner"
+TMX_URL_PROP = "source-document"
+BITEXTOR_COLUMNS = ["url1", "url2", "text1", "text2", "score"]
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 
 # Characters XML 1.0 forbids.  The C0 controls that Python counts as whitespace (\x0b, \x0c,
@@ -174,6 +180,30 @@ def write_jsonl(pairs: Iterable[SentencePair], out: IO[str]) -> int:
     return n
 
 
+def select_langs(pairs: Iterable[SentencePair], lang1: str, lang2: str) -> Iterator[SentencePair]:
+    """Only the pairs of languages ``lang1`` and ``lang2`` (by base language: ``pt-br`` is ``pt``),
+    oriented with ``lang1`` first."""
+    want1, want2 = primary_subtag(lang1), primary_subtag(lang2)
+    for p in pairs:
+        have1, have2 = primary_subtag(p.lang1), primary_subtag(p.lang2)
+        if (have1, have2) == (want1, want2):
+            yield p
+        elif (have2, have1) == (want1, want2):
+            yield SentencePair(p.lang2, p.lang1, p.text2, p.text1, p.score, [(b, a) for a, b in p.sources])
+
+
+def write_bitextor(pairs: Iterable[SentencePair], out: IO[str]) -> int:
+    """Bitextor's sentence columns, no header: url1, url2, source sentence, target sentence, score;
+    one row per source page pair, as Bitextor writes a sentence pair found on several pages (and
+    as bifixer and bicleaner read them: text in columns 3 and 4)."""
+    n = 0
+    for p in pairs:
+        for url1, url2 in p.sources:
+            out.write("\t".join((_url_cell(url1), _url_cell(url2), p.text1, p.text2, _score(p.score))) + "\n")
+            n += 1
+    return n
+
+
 def _tool_version() -> str:
     try:
         return importlib.metadata.version("bitext-spider")
@@ -250,9 +280,20 @@ def write_moses(pairs: Iterable[SentencePair], prefix: str | Path) -> list[tuple
     """
     counts: dict[tuple[str, str], int] = {}
 
+    # A prefix ending in .gz gzips every file: PREFIX.l1-l2.l1.gz (the suffix moves to the end).
+    gz = str(prefix).endswith(".gz")
+    stem = str(prefix)[:-3] if gz else str(prefix)
+    Path(stem).parent.mkdir(parents=True, exist_ok=True)
+
     def names(langs: tuple[str, str]) -> tuple[Path, Path]:
         l1, l2 = _file_lang(langs[0]), _file_lang(langs[1])
-        return Path(f"{prefix}.{l1}-{l2}.{l1}"), Path(f"{prefix}.{l1}-{l2}.{l2}")
+        end = ".gz" if gz else ""
+        return Path(f"{stem}.{l1}-{l2}.{l1}{end}"), Path(f"{stem}.{l1}-{l2}.{l2}{end}")
+
+    def opener(path: Path, mode: str) -> IO[str]:
+        if gz:
+            return gzip.open(path, mode + "t", encoding="utf-8", newline="\n")  # type: ignore[return-value]
+        return open(path, mode, encoding="utf-8", newline="\n")
 
     for langs, group in itertools.groupby(pairs, key=lambda p: (p.lang1, p.lang2)):
         if langs[0] == langs[1]:
@@ -261,10 +302,7 @@ def write_moses(pairs: Iterable[SentencePair], prefix: str | Path) -> list[tuple
         mode = "a" if langs in counts else "w"
         path1, path2 = names(langs)
         n = counts.get(langs, 0)
-        with (
-            open(path1, mode, encoding="utf-8", newline="\n") as f1,
-            open(path2, mode, encoding="utf-8", newline="\n") as f2,
-        ):
+        with opener(path1, mode) as f1, opener(path2, mode) as f2:
             for p in group:
                 # clean_text already turned newlines and tabs into spaces, so one pair is one line.
                 f1.write(p.text1 + "\n")
