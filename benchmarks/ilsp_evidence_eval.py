@@ -49,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from matchers.page.decoding import decode_html  # noqa: E402
+from matchers.page.lang_codes import primary_subtag  # noqa: E402
 from matchers.page.main_content import Paragraph, RepeatedBlocks, extract_paragraphs  # noqa: E402
 from matchers.page.word_tokens import word_tokens  # noqa: E402
 from matchers.site.image_evidence import (  # noqa: E402
@@ -70,8 +71,6 @@ FILTER_THRESHOLDS = (0.3, 0.5, 0.6, 0.7, 0.8, 0.9)
 THRESHOLDS = tuple(round(x, 2) for x in np.arange(0.0, 1.0001, 0.05))
 
 
-def base_lang(lang: str) -> str:
-    return lang.lower().replace("_", "-").split("-")[0]
 
 
 @dataclass
@@ -225,7 +224,7 @@ def one_to_one(
     for s, l1, u1, l2, u2 in pairs:  # pre-sorted by (-score, u1, u2)
         if s < threshold:
             break
-        b1, b2 = base_lang(l1), base_lang(l2)
+        b1, b2 = primary_subtag(l1), primary_subtag(l2)
         if (u1, b2) in taken or (u2, b1) in taken:
             continue
         taken.add((u1, b2))
@@ -254,7 +253,7 @@ def near_duplicates(pages: list[Page]) -> tuple[dict[str, str], list[str]]:
     """Dropped URL -> kept URL, per language in URL order, and a report line per decision."""
     by_lang: dict[str, list[Page]] = defaultdict(list)
     for p in pages:
-        by_lang[base_lang(p.lang)].append(p)
+        by_lang[primary_subtag(p.lang)].append(p)
     dropped: dict[str, str] = {}
     lines = []
     for lang, group in sorted(by_lang.items()):
@@ -325,7 +324,7 @@ def main() -> None:
     n_pairs = 0
     for i, pa in enumerate(ordered):
         for pb in ordered[i + 1 :]:
-            if base_lang(pa.lang) == base_lang(pb.lang):
+            if primary_subtag(pa.lang) == primary_subtag(pb.lang):
                 continue
             n_pairs += 1
             is_gold = frozenset((pa.url, pb.url)) in gold

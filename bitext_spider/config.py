@@ -45,13 +45,10 @@ def parse_langs(value: Any) -> frozenset[str] | None:
     if value is None:
         return None
     items: Iterable[str] = value.split(",") if isinstance(value, str) else value
-    langs = frozenset(base_lang(x) for x in items if x and str(x).strip())
+    langs = frozenset(primary_subtag(x) for x in items if x and str(x).strip())
     return langs or None
 
 
-def base_lang(code: str) -> str:
-    """Fold a language tag to its base language (``pt-BR`` -> ``pt``, ``zh_Hans`` -> ``zh``)."""
-    return primary_subtag(code)
 
 
 @dataclass(frozen=True)
@@ -382,7 +379,7 @@ class BitextConfig:
         """Is ``lang`` one of the languages of interest?"""
         if not lang or lang == "und":
             return False
-        return self.langs is None or base_lang(lang) in self.langs
+        return self.langs is None or primary_subtag(lang) in self.langs
 
 
 _READERS: dict[str, Callable[[BaseSettings, Setting], Any]] = {

@@ -1,6 +1,7 @@
 import pytest
 
-from bitext_spider.config import BitextConfig, base_lang, parse_langs
+from bitext_spider.config import BitextConfig, parse_langs
+from matchers.page.lang_codes import primary_subtag
 from matchers.page.language_id import LanguageIdentifier
 
 
@@ -31,7 +32,7 @@ def test_invalid_settings_are_rejected_with_the_setting_name():
 
 
 def test_lang_helpers():
-    assert base_lang("zh_Hans") == "zh" and parse_langs("") is None and parse_langs(["de"]) == {"de"}
+    assert primary_subtag("zh_Hans") == "zh" and parse_langs("") is None and parse_langs(["de"]) == {"de"}
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow
 from bitext_spider.store.output import open_output
 from bitext_spider.store.table_export import export
+from matchers.page.lang_codes import primary_subtag
 
 
 def db_url(value: str) -> str:
@@ -135,7 +136,7 @@ def _evaluate(
     exported = (
         (p.text1, p.text2)
         for p in corpus_export.read_sentence_pairs(store.engine)
-        if not langs or frozenset((evaluation.base_lang(p.lang1), evaluation.base_lang(p.lang2))) == langs
+        if not langs or frozenset((primary_subtag(p.lang1), primary_subtag(p.lang2))) == langs
     )
     return pair_scores, evaluation.score_sentences(gold_sentences, exported)
 

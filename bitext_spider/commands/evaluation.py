@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bitext_spider.store.corpus_export import clean_text
+from matchers.page.lang_codes import primary_subtag
 
 GOLD_PAIR_FIELDS = "lang1, url1, lang2, url2"
 
@@ -42,9 +43,6 @@ class LinkedPair:
     score: float | None = None
 
 
-def base_lang(lang: str) -> str:
-    """``pt-BR`` -> ``pt``, ``zh_Hans`` -> ``zh``."""
-    return lang.lower().replace("_", "-").split("-")[0]
 
 
 def parse_langs(value: str) -> frozenset[str]:
@@ -52,7 +50,7 @@ def parse_langs(value: str) -> frozenset[str]:
     codes = [x.strip() for x in value.split(",")]
     if len(codes) != 2 or not all(codes):
         raise ValueError(f"--langs takes two language codes, e.g. en,fr (got {value!r})")
-    return frozenset(base_lang(x) for x in codes)
+    return frozenset(primary_subtag(x) for x in codes)
 
 
 def _lines(path: str | Path) -> Iterator[tuple[int, list[str]]]:
@@ -156,7 +154,7 @@ def score_pairs(
     for g in gold:
         # Every gold line labels its URLs, even one that the filters below leave out.
         url_lang[g.url1], url_lang[g.url2] = g.lang1, g.lang2
-        if langs and frozenset((base_lang(g.lang1), base_lang(g.lang2))) != langs:
+        if langs and frozenset((primary_subtag(g.lang1), primary_subtag(g.lang2))) != langs:
             continue
         if crawled is not None and (g.url1 not in crawled or g.url2 not in crawled):
             continue
@@ -168,12 +166,12 @@ def score_pairs(
     taken: set[tuple[str, str]] = set()
     kept = []
     for p in preds:
-        if langs and frozenset((base_lang(p.lang1), base_lang(p.lang2))) != langs:
+        if langs and frozenset((primary_subtag(p.lang1), primary_subtag(p.lang2))) != langs:
             continue
-        if (p.url1, base_lang(p.lang2)) in taken or (p.url2, base_lang(p.lang1)) in taken:
+        if (p.url1, primary_subtag(p.lang2)) in taken or (p.url2, primary_subtag(p.lang1)) in taken:
             continue
-        taken.add((p.url1, base_lang(p.lang2)))
-        taken.add((p.url2, base_lang(p.lang1)))
+        taken.add((p.url1, primary_subtag(p.lang2)))
+        taken.add((p.url2, primary_subtag(p.lang1)))
         kept.append(p)
 
     scores = PairScores({k: Counts(gold=len(v)) for k, v in sorted(gold_sets.items())})

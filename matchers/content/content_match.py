@@ -16,6 +16,7 @@ import numpy as np
 
 from matchers.content.sentence_align import Bead, align, content_scores, training_pairs
 from matchers.content.translation_model import TranslationModel
+from matchers.page.lang_codes import primary_subtag
 from matchers.page.page_content import PageContent
 
 
@@ -43,7 +44,7 @@ class ContentMatch:
 
 def _join(content: PageContent, idx: tuple[int, ...]) -> str:
     # Sentences of scripts written without spaces are joined without one.
-    sep = "" if content.lang.split("-")[0] in ("zh", "ja", "th", "lo", "km", "my") else " "
+    sep = "" if primary_subtag(content.lang) in ("zh", "ja", "th", "lo", "km", "my") else " "
     return sep.join(content.sentences[i].strip() for i in idx)
 
 

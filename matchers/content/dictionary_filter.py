@@ -65,6 +65,7 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from matchers.page.lang_codes import primary_subtag
 from matchers.page.main_content import stoplist
 
 logger = logging.getLogger(__name__)
@@ -110,9 +111,6 @@ def normalize_lang(lang: str) -> str:
     return lang.strip().replace("_", "-").lower()
 
 
-def base_lang(lang: str) -> str:
-    """``pt-br`` -> ``pt``."""
-    return normalize_lang(lang).split("-", 1)[0]
 
 
 def stopwords(lang: str) -> frozenset[str]:
@@ -176,8 +174,8 @@ class BilingualDictionary:
         codes = (normalize_lang(self.lang1), normalize_lang(self.lang2))
         if code in codes and codes[0] != codes[1]:
             return codes.index(code)
-        base = base_lang(code)
-        hits = [i for i, c in enumerate(codes) if base_lang(c) == base]
+        base = primary_subtag(code)
+        hits = [i for i, c in enumerate(codes) if primary_subtag(c) == base]
         if len(hits) != 1:
             why = "is ambiguous for" if hits else "is not covered by"
             raise ValueError(f"language {lang!r} {why} the {self.lang1}-{self.lang2} dictionary")

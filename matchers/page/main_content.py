@@ -48,6 +48,8 @@ import justext
 import justext.core
 import justext.paragraph
 
+from matchers.page.lang_codes import primary_subtag
+
 TITLE = "title"
 HEADING = "heading"
 LISTITEM = "listitem"
@@ -128,7 +130,7 @@ class Paragraph:
 def _base_code(lang: str | None) -> tuple[str, str]:
     """``(full, primary)`` lower-case language subtags: ``"pt_BR"`` -> ``("pt-br", "pt")``."""
     code = (lang or "").strip().lower().replace("_", "-")
-    return code, code.split("-", 1)[0]
+    return code, primary_subtag(code)
 
 
 def stoplist_name(lang: str | None) -> str | None:

@@ -28,6 +28,8 @@ from collections.abc import Iterator
 
 from sentencex import segment
 
+from matchers.page.lang_codes import primary_subtag
+
 MAX_SENTENCE_CHARS = 1000
 
 # Titles that precede a name, so their period never ends a sentence.
@@ -53,7 +55,7 @@ _SPACE = re.compile(r"\s+")
 
 def sentencex_code(lang: str | None) -> str:
     """sentencex's code for a language tag: ``"pt-BR"`` -> ``"pt"``, ``"zh_Hans"`` -> ``"zh"``."""
-    code = (lang or "").strip().lower().replace("_", "-").split("-", 1)[0]
+    code = primary_subtag(lang or "")
     return code if code and code != "und" else "en"
 
 

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from matchers.page.lang_codes import primary_subtag
 from matchers.page.outlinks import Outlink
 from matchers.site.image_evidence import ImageFrequencies, depth
 from matchers.site.link_evidence import PageLinks, same_language
@@ -75,7 +76,7 @@ class SiteEvidence:
         """ILSP-FC 3.8: near-duplicates by paragraph hashes, per language."""
         hashes = paragraph_hashes(paragraphs, lang)
         if hashes:
-            self._near.setdefault(lang.split("-")[0], NearDuplicateIndex()).add(url, hashes)
+            self._near.setdefault(primary_subtag(lang), NearDuplicateIndex()).add(url, hashes)
 
     def add(
         self,
