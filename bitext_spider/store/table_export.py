@@ -12,13 +12,11 @@ from sqlalchemy.orm import Session
 
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow, SiteRow
+from matchers.score_names import CANDIDATE_COLUMNS
 from matchers.site.url_keys import UrlKeyIndex
 
 PAIR_COLUMNS = ["lang1", "url1", "lang2", "url2", "score"]
-CANDIDATE_SCORE_COLUMNS = [
-    "size_file", "size_tags", "size_paragraphs", "edit_distance", "structure_threshold", "structure",
-    "content_share", "content_mean",
-]
+CANDIDATE_SCORE_COLUMNS = list(CANDIDATE_COLUMNS)
 PAGE_COLUMNS = [
     "url", "lang", "lang_score", "eligible", "status", "encoding", "size_bytes", "n_tags",
     "n_paragraphs", "n_words", "depth", "title", "note",
