@@ -27,6 +27,7 @@ from bitext_spider.workers.page_parser import PageParser
 from matchers.page.language_id import LanguageIdentifier
 from matchers.page.main_content import RepeatedBlocks
 from matchers.page.page_content import page_content
+from matchers.page.page_parse import ParsedPage, parse_page
 from matchers.site.page_index import PageFeatures, SiteIndex
 from matchers.site.site_evidence import SiteEvidence
 
@@ -90,6 +91,7 @@ class BitextRuntime:
             on_written=self._written,
         )
         self.language = LanguageIdentifier()
+        self.parse_options = self.config.parse_options()
         # Parses each HTML page in worker processes, for the spider's links and the stages alike.
         self.page_parser = (
             PageParser(self.config, crawler)
@@ -108,6 +110,13 @@ class BitextRuntime:
         self._switch_interval = sys.getswitchinterval()
         if self.config.enabled and self.config.gil_switch_interval > 0:
             sys.setswitchinterval(self.config.gil_switch_interval)
+
+    async def parse_page(self, body: bytes, content_type: str | None, url: str) -> ParsedPage:
+        """The page's one parse (matchers.page.page_parse.parse_page): in the parse worker when
+        there is one, else here.  Raises ParseTimeout when the worker gives up on the page."""
+        if self.page_parser is not None:
+            return await self.page_parser.parse(body, content_type, url)
+        return parse_page(body, content_type, url, self.parse_options, self.language)
 
     @property
     def stats(self) -> Any:

@@ -13,6 +13,7 @@ from scrapy.exceptions import NotConfigured
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
+from matchers.page.page_parse import ParsedPage, parse_page
 
 _Stage = TypeVar("_Stage", bound="MatchingStage")
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -57,6 +58,16 @@ class MatchingStage:
         if not BitextConfig.from_crawler(crawler).enabled:
             raise NotConfigured("BITEXT_ENABLED is off")
         return cls(BitextRuntime.of(crawler))
+
+
+    def parsed(self, item: PageItem) -> ParsedPage:
+        """The page's one parse: ``item.parsed``, from the page-parse stage (or the spider); made
+        here by the same function when no earlier stage made it (a chain built without that
+        stage), and kept on the item for the stages after this one."""
+        if item.parsed is None:
+            item.parsed = parse_page(item.body, item.content_type, item.url, self.parse_options,
+                                     self.runtime.language)
+        return item.parsed
 
 
 class EvidenceStage(MatchingStage):

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.site.image_evidence import image_names
 from pipelines.base import EvidenceStage, pages_only
 
 
@@ -15,7 +14,7 @@ class ImageEvidencePipeline(EvidenceStage):
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item
-        item.images = item.parsed.images if item.parsed is not None else image_names(item.html, item.url)
+        item.images = self.parsed(item).images
         if item.eligible and item.lang is not None:
             self.runtime.site(item.site).evidence.add_images(item.url, item.lang, item.images)
         return item

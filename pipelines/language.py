@@ -1,13 +1,12 @@
 """Language stage: identify the page's language; only languages of interest go on to matching.
 
-The identification comes from the page-parse worker when there is one (pipelines.page_parse)."""
+The identification comes from the page's one parse (pipelines.page_parse)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.page.page_parse import page_language
 from pipelines.base import MatchingStage, pages_only
 
 
@@ -15,10 +14,8 @@ class LanguagePipeline(MatchingStage):
     @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         features = item.features
-        if item.parsed is not None:
-            item.lang, item.lang_score = item.parsed.lang, item.parsed.lang_score
-        else:
-            item.lang, item.lang_score = page_language(features, self.parse_options, self.runtime.language)
+        parsed = self.parsed(item)
+        item.lang, item.lang_score = parsed.lang, parsed.lang_score
         self.stats.inc_value(f"bitext/pages/lang/{item.lang}")
         item.eligible = self.config.wants(item.lang) and not item.too_large and features is not None
         if not item.eligible:

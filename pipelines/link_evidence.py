@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from bitext_spider.items import PageItem
-from matchers.page.outlinks import outlinks
 from pipelines.base import EvidenceStage, pages_only
 
 
@@ -15,7 +14,7 @@ class LinkEvidencePipeline(EvidenceStage):
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.html is None:
             return item
-        item.outlinks = item.parsed.outlinks if item.parsed is not None else outlinks(item.html, item.url)
+        item.outlinks = self.parsed(item).outlinks
         if item.eligible and item.lang is not None:
             self.runtime.site(item.site).evidence.add_links(item.url, item.lang, item.outlinks)
         return item

@@ -17,7 +17,6 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
-from matchers.page.main_content import Paragraph, extract_paragraphs
 from matchers.page.page_content import Piece, StoredParagraph, page_content
 from matchers.page.page_parse import paragraph_language
 from pipelines.base import MatchingStage, pages_only
@@ -38,14 +37,10 @@ class MainContentPipeline(MatchingStage):
         if not self.parse_options.main_content:
             return item
         site = self.runtime.site(item.site)
-        parsed = item.parsed
-        paragraphs: list[Paragraph]
-        langs: list[str | None] | None = None
-        pieces: list[list[Piece] | None] | None = None
-        if parsed is not None and parsed.paragraphs is not None:
-            paragraphs, langs, pieces = parsed.paragraphs, parsed.paragraph_langs, parsed.pieces
-        else:
-            paragraphs = extract_paragraphs(item.html, item.lang)
+        parsed = self.parsed(item)
+        if parsed.paragraphs is None:
+            return item
+        paragraphs, langs, pieces = parsed.paragraphs, parsed.paragraph_langs, parsed.pieces
         site.boilerplate.observe(paragraphs, item.lang)
         kept: list[StoredParagraph] = []
         kept_pieces: list[list[Piece] | None] = []
@@ -53,13 +48,13 @@ class MainContentPipeline(MatchingStage):
         for i, p in enumerate(site.boilerplate.mark(paragraphs, item.lang)):
             if p.boilerplate:
                 continue
-            known = langs[i] if langs is not None else None
+            known = langs[i]
             lang = known if known is not None else paragraph_language(p.text, item.lang, self.parse_options,
                                                                       self.runtime.language)
             if lang != item.lang and lang != "und":
                 other_lang += 1
             kept.append((p.kind, lang, p.text))
-            kept_pieces.append(pieces[i] if pieces is not None else None)
+            kept_pieces.append(pieces[i])
         item.content = page_content(kept, item.lang, pieces=kept_pieces)
         self.stats.inc_value("bitext/content/paragraphs", len(kept))
         self.stats.inc_value("bitext/content/boilerplate", len(paragraphs) - len(kept))

@@ -152,7 +152,7 @@ def test_worker_process_parses_and_a_dead_worker_costs_no_page(tmp_path):
             item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
             items.append(await stage.process_item(item))
             # Kill the worker after the first page: the second is parsed here and a new worker starts.
-            for pid in stage.parser.worker_pids():
+            for pid in stage.runtime.page_parser.worker_pids():
                 os.kill(pid, signal.SIGKILL)
         item = PageItem(url=url, site=SITE.key, body=body, content_type=ctype)
         items.append(await stage.process_item(item))
@@ -294,7 +294,7 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
 
     async def go() -> list[int]:
         stage.open_spider()
-        pids = stage.parser.worker_pids()
+        pids = stage.runtime.page_parser.worker_pids()
         with pytest.raises(DropItem, match="BITEXT_PARSE_TIMEOUT"):
             await stage.process_item(PageItem(url=url, site=SITE.key, body=body, content_type=ctype))
         return pids
@@ -303,7 +303,7 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
         pids = asyncio.run(go())
     finally:
         stage.close_spider()
-    assert stage.parser.worker_pids() == []
+    assert stage.runtime.page_parser.worker_pids() == []
     assert crawler.stats.get_value("bitext/pages/dropped/parse_timeout") == 1
     assert crawler.stats.get_value("bitext/errors/parse_worker") == 1
     for pid in pids:  # killed, not left running the stuck page

@@ -203,17 +203,17 @@ class SiteSpider(scrapy.Spider):
         state.pages_seen += 1
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         parsed = None
-        parser = self.runtime.page_parser
-        if parser is not None:
-            # The worker's parse gives both the links to follow and what the stages need, so the
-            # page is parsed once and off the reactor thread.
+        if self.runtime.config.enabled:
+            # The page's one parse gives both the links to follow and what the stages need (in
+            # the parse worker, off the reactor thread, when there is one).
             try:
-                parsed = await parser.parse(response.body, content_type, response.url)
+                parsed = await self.runtime.parse_page(response.body, content_type, response.url)
             except ParseTimeout as exc:
                 logger.warning("page dropped: %s", exc)
                 return
             links = self._on_site(parsed.follow, state)
         else:
+            # Matching off: the links are all a plain crawl needs.
             links = self._page_links(response, state)
         yield PageItem(
             url=response.url,
