@@ -40,7 +40,6 @@ ITEM_PIPELINES: dict[str, int] = {
     "pipelines.structure_filter.StructureFilterPipeline": 400,
     "pipelines.content_filter.ContentFilterPipeline": 500,
     "pipelines.dictionary_filter.DictionaryFilterPipeline": 550,
-    "pipelines.decision.DecisionPipeline": 800,
     "pipelines.pairs.PairPipeline": 850,
     "pipelines.store.StorePipeline": 900,
     # Last: page items leave the item flow here, so feeds get pairs and the spider's own items.

@@ -9,8 +9,9 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
    content-only search with it (the close sweep; bitext_spider/site_steps/content.py);
 2. **dictionary** (``BITEXT_DICTIONARY``): the candidates found at close are judged, and pages with
    more than one accepted counterpart are dropped (PCB; bitext_spider/site_steps/dictionary.py);
-3. **decision** (the content filter or the site evidence is on): URL keys and links propose more
-   pairs, every candidate gets all evidence and one decision (bitext_spider/site_steps/decision.py);
+3. **decision** (the content filter or the site evidence is on, ``decision_enabled``): URL keys
+   and links propose more pairs, every candidate gets all evidence and one decision
+   (bitext_spider/site_steps/decision.py);
 4. **one-to-one**: the accepted candidates are resolved best score first into the site's final
    pairs, replacing the previous ones (``Store.resolve_site``, matchers/site/one_to_one.py);
 5. **sentences** (content filter on): the final pairs are aligned with the final models and their
@@ -20,10 +21,10 @@ Then every site's model training is saved and, with ``BITEXT_CONTENT_MODEL_FOLD`
 stored models.  A step that fails is logged and counted (``bitext/errors/close_step``); the steps
 after it still run, so the pairs already found are not lost.
 
-Which of steps 1-3 run is decided by the stages a crawl has: in a crawl each stage turns its step
-on when it is built (so a hand-built chain without the decision stage resolves without it, as it
-always did); ``bitext resolve`` turns on the steps whose stages the settings' ``ITEM_PIPELINES``
-and ``BITEXT_*`` values would build (:meth:`Resolver.configure`).
+Steps 1 and 2 run when the crawl has their page-by-page stage (the stage turns its step on when it
+is built; ``bitext resolve`` turns on the steps whose stages the settings' ``ITEM_PIPELINES`` and
+``BITEXT_*`` values would build, :meth:`Resolver.configure`); step 3 runs whenever the settings
+give the decision evidence to weigh.
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# The stages whose presence in ITEM_PIPELINES turns a close-time step on (bitext resolve).
+# The stages whose presence in ITEM_PIPELINES turns a close-time step on (bitext resolve): the
+# content filter's and the dictionary's steps go with their page-by-page stages.
 _CONTENT_STAGE = "pipelines.content_filter.ContentFilterPipeline"
 _DICTIONARY_STAGE = "pipelines.dictionary_filter.DictionaryFilterPipeline"
-_DECISION_STAGE = "pipelines.decision.DecisionPipeline"
 
 # Stats a run sets from scratch: a crawl may resolve again at close when pages came after the
 # resolution at idle, and these count the last run, not the sum of both.
@@ -63,7 +64,8 @@ class Resolver:
         self.runtime = runtime
         self.content: ContentFilter | None = None
         self.dictionary: DictionaryFilter | None = None
-        self.decision: SiteDecision | None = None
+        # The decision has no page-by-page stage: the settings alone say whether it runs.
+        self.decision: SiteDecision | None = SiteDecision(runtime) if decision_enabled(runtime.config) else None
         self.runs = 0
 
     def configure(self, settings: Any) -> None:
@@ -79,8 +81,7 @@ class Resolver:
             self.content = ContentFilter(self.runtime)
         if has(_DICTIONARY_STAGE) and cfg.dictionary:
             self.dictionary = load_filter(cfg)
-        if has(_DECISION_STAGE) and decision_enabled(cfg):
-            self.decision = SiteDecision(self.runtime)
+
 
     def steps(self) -> list[str]:
         """The steps that run, in order (for logs and tests)."""

@@ -12,7 +12,6 @@ from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store.database import Store
 from pipelines.content_filter import ContentFilterPipeline
-from pipelines.decision import DecisionPipeline
 from pipelines.fingerprint import FingerprintPipeline
 from pipelines.image_evidence import ImageEvidencePipeline
 from pipelines.language import LanguagePipeline
@@ -42,8 +41,7 @@ def test_example_filter_enters_the_decision(tmp_path):
     runtime.open_site(SITE)
     classes = (NormalizePipeline, LanguagePipeline, MainContentPipeline, UrlKeyPipeline, LinkEvidencePipeline,
                ImageEvidencePipeline, FingerprintPipeline, NearDuplicatePipeline, SizeFilterPipeline,
-               StructureFilterPipeline, ContentFilterPipeline, SharedNumbersPipeline, DecisionPipeline,
-               StorePipeline)
+               StructureFilterPipeline, ContentFilterPipeline, SharedNumbersPipeline, StorePipeline)
     stages = [cls.from_crawler(crawler) for cls in classes]
 
     async def run(it):

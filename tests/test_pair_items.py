@@ -306,7 +306,7 @@ def test_resolver_steps_follow_the_stages_the_settings_enable(tmp_path):
             runtime.close()
 
     assert steps() == ["content", "decision", "one-to-one", "sentences"]
-    without = dict(ADDON_PIPELINES, **{"pipelines.decision.DecisionPipeline": None})
-    assert steps(ITEM_PIPELINES=without) == ["content", "one-to-one", "sentences"]
+    without = dict(ADDON_PIPELINES, **{"pipelines.content_filter.ContentFilterPipeline": None})
+    assert steps(ITEM_PIPELINES=without) == ["decision", "one-to-one"]
     assert steps(BITEXT_CONTENT_ENABLED=False) == ["decision", "one-to-one"]
     assert steps(BITEXT_ENABLED=False) == ["one-to-one"]

@@ -20,7 +20,10 @@ from pipelines.structure_filter import StructureFilterPipeline
 
 @pytest.fixture
 def chain(tmp_path):
-    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'p.db'}"})
+    # The WebMining stages alone (size, language, structure): the settings that go with that chain
+    # leave the content filter and the site evidence off, so no decision runs at close.
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'p.db'}",
+                                       "BITEXT_CONTENT_ENABLED": False, "BITEXT_EVIDENCE_ENABLED": False})
     runtime = BitextRuntime.of(crawler)
     runtime.open_site(SITE)
     stages = [cls.from_crawler(crawler) for cls in (NormalizePipeline, LanguagePipeline, SizeFilterPipeline,
