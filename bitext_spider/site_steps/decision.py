@@ -1,7 +1,7 @@
 """The combined decision: when the crawl closes, every candidate pair of a site gets every piece of
 evidence and one decision (matchers.site.decision), stored with it; only accepted candidates go on to
 the one-to-one resolution.  :class:`SiteDecision` does it, as step 3 of the close-time sequence
-(bitext_spider.resolution); the stage turns that step on.
+(bitext_spider.resolution), whenever the settings give it evidence to weigh (:func:`decision_enabled`).
 
 The candidates are those the page-by-page filters stored (size + structure + content, or content
 alone), plus the pairs only site-wide evidence can propose: URL pairing keys (Kit & Ng) and
