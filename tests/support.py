@@ -3,9 +3,12 @@ result back, and hand-made pages for the pipeline tests.  (Fixtures are in conft
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from sqlalchemy import insert
@@ -24,6 +27,24 @@ def scrapy_crawl(seeds: Path | str, db: str, *extra: str, timeout: float = 240) 
     cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL={db}",
            *FAST, *extra]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def kill_once_stored(cmd: list[str], db: str, pages: int, timeout: float = 120) -> None:
+    """Run the crawl ``cmd`` and SIGKILL it once ``pages`` pages are stored in ``db`` (or at
+    ``timeout``), as a crash would."""
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + timeout
+    db_file = Path(db.removeprefix("sqlite:///"))
+    while time.time() < deadline:
+        if db_file.exists():
+            try:
+                if len(page_urls(db)) >= pages:
+                    break
+            except Exception:  # the schema may not exist yet
+                pass
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def stat(log: str, name: str) -> int | None:

@@ -179,3 +179,20 @@ def test_nothing_imports_pipelines_commands_or_the_demo_from_below() -> None:
             and not name.startswith(("bitext_spider.commands", "bitext_spider.demo")))
     )
     assert offenders == []
+
+
+def test_tests_that_need_servers_are_in_the_slow_tier() -> None:
+    """A test that asks for a PostgreSQL server or the Scrapyd egg carries the ``slow`` marker
+    (on itself or on its module), so the fast tier starts no server."""
+    needs = {"pg_url", "pg_server", "egg"}
+    unmarked = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        source = path.read_text(encoding="utf-8")
+        module_slow = "pytestmark = pytest.mark.slow" in source
+        for node in ast.parse(source).body:
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+                continue
+            marked = any("mark.slow" in ast.unparse(d) for d in node.decorator_list)
+            if needs & {a.arg for a in node.args.args} and not (marked or module_slow):
+                unmarked.append(f"{path.name}::{node.name}")
+    assert unmarked == []

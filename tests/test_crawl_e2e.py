@@ -3,16 +3,12 @@ asserted on the stored rows, the exported files and the stats."""
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
-from support import FAST, ROOT, gold_of, page_urls, pairs_of, scrapy_crawl, stat
+from support import FAST, ROOT, gold_of, kill_once_stored, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
@@ -165,19 +161,7 @@ def test_killed_crawl_resumes_without_duplicates_or_losses(site, crawled, tmp_pa
     cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={site.seeds_path}",
            "-s", f"BITEXT_DB_URL={db}", *FAST, "-s", "DOWNLOAD_DELAY=0.05", "-s", "AUTOTHROTTLE_ENABLED=False",
            "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "BITEXT_WRITER_BATCH=1"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    db_file = Path(db.removeprefix("sqlite:///"))
-    while time.time() < deadline:
-        if db_file.exists():
-            try:
-                if len(page_urls(db)) >= 10:
-                    break
-            except Exception:  # the schema may not exist yet
-                pass
-        time.sleep(0.1)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_once_stored(cmd, db, 10)
     stored = page_urls(db)
     assert 10 <= len(stored) < len(page_urls(db_full))
     again = scrapy_crawl(site.seeds_path, db)

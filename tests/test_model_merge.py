@@ -419,6 +419,7 @@ def test_replace_model_is_a_compare_and_set_on_postgresql(pg_url) -> None:
     _check_compare_and_set(pg_url)
 
 
+@pytest.mark.slow
 def test_site_rows_are_compare_and_set_and_a_fold_is_all_or_nothing_on_postgresql(pg_url) -> None:
     _check_site_rows_and_fold(pg_url)
 

@@ -8,10 +8,8 @@ import asyncio
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +18,7 @@ from scrapy.exceptions import DropItem
 from scrapy.pipelines import ItemPipelineManager
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
-from support import FAST, ROOT, page_urls, pairs_of, scrapy_crawl, stat
+from support import FAST, ROOT, kill_once_stored, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider import settings as project_settings
 from bitext_spider.addon import EXTENSIONS as ADDON_EXTENSIONS
@@ -189,22 +187,8 @@ def test_resolve_takes_settings(fed, tmp_path):
 def test_resolve_after_kill_9_then_resume_gives_the_uninterrupted_pairs(site, fed, tmp_path):
     db_full, *_ = fed
     db = f"sqlite:///{tmp_path / 'killed.db'}"
-    proc = subprocess.Popen(
-        crawl_cmd(site.seeds_path, db, "-s", "DOWNLOAD_DELAY=0.05", "-s", "AUTOTHROTTLE_ENABLED=False",
-                  "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "BITEXT_WRITER_BATCH=1"),
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    db_file = Path(db.removeprefix("sqlite:///"))
-    while time.time() < deadline:
-        if db_file.exists():
-            try:
-                if len(page_urls(db)) >= 20:
-                    break
-            except Exception:  # the schema may not exist yet
-                pass
-        time.sleep(0.1)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    kill_once_stored(crawl_cmd(site.seeds_path, db, "-s", "DOWNLOAD_DELAY=0.05", "-s", "AUTOTHROTTLE_ENABLED=False",
+                               "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "BITEXT_WRITER_BATCH=1"), db, 20)
     stored = page_urls(db)
     assert 20 <= len(stored) < len(page_urls(db_full))
     assert not pairs_of(db)  # killed before its close: no pairs
