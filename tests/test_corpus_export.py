@@ -126,7 +126,9 @@ def test_export_sentences_errors(db, tmp_path, capsys):
     bad_prefix = tmp_path / "a-file" / "c"  # a directory cannot be made under a file
     assert bitext_main(["export", "sentences", "--db", db, "--format", "moses", "-o", str(bad_prefix)]) == 2
     assert "cannot write" in capsys.readouterr().err
-    assert bitext_main(["export", "sentences", "--db", db, "--langs", "english"]) == 2
-    assert "language pair" in capsys.readouterr().err
+    # A subtag joined by "-" would make the split ambiguous (Portuguese-English or Portuguese-Breton).
+    for langs in ("english", "pt-br-en", "en-en", "en-EN_gb"):
+        assert bitext_main(["export", "sentences", "--db", db, "--langs", langs]) == 2, langs
+        assert "language pair" in capsys.readouterr().err
     assert bitext_main(["export", "pairs", "--db", db, "--langs", "en-fr"]) == 2
     assert "only for sentences" in capsys.readouterr().err

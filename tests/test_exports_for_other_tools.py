@@ -25,9 +25,10 @@ def test_bitextor_columns_one_row_per_source_oriented_by_langs(tmp_path, capsys)
     assert bitext_main(["export", "sentences", "--db", db, "--format", "bitextor", "--langs", "fr-en"]) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert all(len(r) == 5 for r in rows)
-    # French first, as asked; the pair found on two page pairs is written once per source.
+    # French first, as asked; the pair found on two page pairs is written once per source, each
+    # row with the aligner's score on its own page pair.
     hello = [r for r in rows if r[2] == "Bonjour le monde."]
-    assert hello == [["http://a/fr1", "http://a/en1", "Bonjour le monde.", "Hello world.", "0.7"],
+    assert hello == [["http://a/fr1", "http://a/en1", "Bonjour le monde.", "Hello world.", "0.5"],
                      ["http://a/fr4", "http://a/en4", "Bonjour le monde.", "Hello world.", "0.7"]]
     assert {r[0].rsplit("/", 1)[1][:2] for r in rows} == {"fr"}  # no de-en row
     assert bitext_main(["export", "sentences", "--db", db, "--format", "bitextor", "--langs", "de-en"]) == 0

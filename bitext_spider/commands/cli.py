@@ -1,7 +1,8 @@
 """The ``bitext`` command: read the crawl database, evaluate it, and run the bundled offline demo.
 
-    bitext export pairs|candidates|pages [--db URL] [--format tsv|jsonl] [-o FILE]
-    bitext export sentences [--db URL] [--format tsv|jsonl|tmx|moses] [--min-score X] [-o PATH]
+    bitext export pairs|candidates|pages|keys [--db URL] [--format tsv|jsonl] [-o FILE[.gz]]
+    bitext export sentences [--db URL] [--format tsv|jsonl|bitextor|tmx|moses] [--langs L1-L2]
+                            [--min-score X] [-o PATH[.gz]]
     bitext eval --db URL --gold GOLD.tsv [--crawled] [--gold-sentences FILE] [--langs en,fr] [--json]
     bitext resolve --db URL [--set NAME=VALUE ...]
     bitext demo [--dir DIR] [--docs N] [--langs en,fr,de,es]
@@ -79,7 +80,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _write_sentences(store: Store, args: argparse.Namespace) -> int:
     pairs = corpus_export.read_sentence_pairs(store.engine, args.min_score)
     if args.langs:
-        lang1, _, lang2 = args.langs.partition("-")
+        lang1, lang2 = args.langs.split("-")
         pairs = corpus_export.select_langs(pairs, lang1, lang2)
     if args.format == "moses":
         written = corpus_export.write_moses(pairs, args.output)
@@ -98,9 +99,19 @@ def _write_sentences(store: Store, args: argparse.Namespace) -> int:
         return write(pairs, fh)
 
 
+# Two codes joined by "-"; a code's own subtags take "_" (pt_BR-en), as a hyphen would make the
+# split ambiguous (pt-br-en: Portuguese-English or Portuguese-Breton?).
+_LANG_PAIR = re.compile(r"[A-Za-z]{2,3}(?:_[A-Za-z0-9]+)*-[A-Za-z]{2,3}(?:_[A-Za-z0-9]+)*")
+
+
 def cmd_export_sentences(args: argparse.Namespace) -> int:
-    if args.langs and not re.fullmatch(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*-[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]+)*", args.langs):
-        return _fail(f"--langs takes a language pair such as en-fr, got {args.langs!r}")
+    if args.langs:
+        if not _LANG_PAIR.fullmatch(args.langs):
+            return _fail(f"--langs takes a language pair: two codes joined by '-', such as en-fr or pt_BR-en, "
+                         f"got {args.langs!r}")
+        lang1, lang2 = args.langs.split("-")
+        if primary_subtag(lang1) == primary_subtag(lang2):
+            return _fail(f"--langs takes a language pair of two different languages, got {args.langs!r}")
     if args.format == "moses" and not args.output:
         return _fail("--format moses needs -o PREFIX (files PREFIX.<l1>-<l2>.<l1> and .<l2> are written)")
     store = _open_store(args.db)
@@ -277,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--min-score", type=float, metavar="X",
                     help="sentences: keep those scoring at least this")
     ex.add_argument("--langs", metavar="L1-L2",
-                    help="sentences only: this language pair, L1 first (e.g. en-fr)")
+                    help="sentences only: this language pair, L1 first (e.g. en-fr, pt_BR-en)")
     ex.add_argument("-o", "--output", metavar="PATH",
                     help="write to this file instead of standard output, gzipped if it ends in .gz "
                          "(moses: file name prefix, required)")

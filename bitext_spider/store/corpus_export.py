@@ -4,7 +4,8 @@ columns, TMX or Moses.
 Only sentences of final pairs (rows of ``pairs``) are exported.  Each sentence pair is oriented
 with its two languages in sorted order (``en``/``fr``, never ``fr``/``en``) and its text cleaned
 (:func:`clean_text`); identical pairs found on several page pairs are written once, with the best
-score and every source URL pair in order of occurrence.  Output order: language pair, then first
+score and every source URL pair in order of occurrence, each with the score the aligner gave the
+pair on that page pair.  Output order: language pair, then first
 occurrence (page pair ids, then position in the page pair).
 
 Reading takes two passes over the sentences so that memory holds a 16-byte digest and the source
@@ -15,7 +16,6 @@ between the passes; sentence pairs seen by only one pass are left out.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import importlib.metadata
 import importlib.resources
@@ -35,6 +35,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, aliased
 
 from bitext_spider.store.models import PageRow, PairRow, SentenceRow
+from bitext_spider.store.output import is_gzip, open_output
 from matchers.page.lang_codes import primary_subtag
 
 TSV_COLUMNS = ["lang1", "lang2", "text1", "text2", "score", "url1", "url2"]
@@ -63,7 +64,8 @@ def clean_text(text: str) -> str:
 
 @dataclass
 class SentencePair:
-    """One deduplicated sentence pair; ``sources[i]`` is a (url1, url2) pair, url1 in ``lang1``."""
+    """One deduplicated sentence pair; ``sources[i]`` is a (url1, url2) pair, url1 in ``lang1``,
+    and ``source_scores[i]`` the aligner's score on that page pair (``score`` is the best of them)."""
 
     lang1: str
     lang2: str
@@ -71,6 +73,7 @@ class SentencePair:
     text2: str
     score: float
     sources: list[tuple[str, str]]
+    source_scores: list[float]
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ def _sentence_rows(engine: Engine, min_score: float | None) -> Iterator[_Row]:
 
 def read_sentence_pairs(engine: Engine, min_score: float | None = None) -> Iterator[SentencePair]:
     """Deduplicated sentence pairs of final pairs (module docstring); only ``score >= min_score`` if given."""
-    # digest -> [best score, [(lang1 page id, lang2 page id), ...]]
+    # digest -> [best score, [(lang1 page id, lang2 page id), ...], [score on that page pair, ...]]
     seen: dict[bytes, list[Any]] = {}
     urls: dict[int, str] = {}
     for row in _sentence_rows(engine, min_score):
@@ -132,19 +135,22 @@ def read_sentence_pairs(engine: Engine, min_score: float | None = None) -> Itera
         source, digest = (row.page1, row.page2), row.digest
         entry = seen.get(digest)
         if entry is None:
-            seen[digest] = [row.score, [source]]
+            seen[digest] = [row.score, [source], [row.score]]
             continue
         entry[0] = max(entry[0], row.score)
         # A page pair's rows are consecutive, so a repeated source can only be the last one.
         if entry[1][-1] != source:
             entry[1].append(source)
+            entry[2].append(row.score)
+        else:
+            entry[2][-1] = max(entry[2][-1], row.score)
     for row in _sentence_rows(engine, min_score):
         entry = seen.pop(row.digest, None)
         if entry is None or row.page1 not in urls or row.page2 not in urls:
             continue  # written already, or new since the first pass
         yield SentencePair(
             row.lang1, row.lang2, row.text1, row.text2, entry[0],
-            [(urls[a], urls[b]) for a, b in entry[1]],
+            [(urls[a], urls[b]) for a, b in entry[1]], entry[2],
         )
 
 
@@ -189,17 +195,22 @@ def select_langs(pairs: Iterable[SentencePair], lang1: str, lang2: str) -> Itera
         if (have1, have2) == (want1, want2):
             yield p
         elif (have2, have1) == (want1, want2):
-            yield SentencePair(p.lang2, p.lang1, p.text2, p.text1, p.score, [(b, a) for a, b in p.sources])
+            yield SentencePair(p.lang2, p.lang1, p.text2, p.text1, p.score, [(b, a) for a, b in p.sources],
+                               p.source_scores)
 
 
 def write_bitextor(pairs: Iterable[SentencePair], out: IO[str]) -> int:
-    """Bitextor's sentence columns, no header: url1, url2, source sentence, target sentence, score;
-    one row per source page pair, as Bitextor writes a sentence pair found on several pages (and
-    as bifixer and bicleaner read them: text in columns 3 and 4)."""
+    """Bitextor's sentence columns, no header: url1, url2, source sentence, target sentence, score.
+
+    One row per source page pair with the aligner's score on that page pair, as Bitextor's aligner
+    writes a sentence pair found on several document pairs; deduplication is left to the tools
+    that follow (bifixer hashes the two texts, so the rows of one pair share a hash).  bifixer and
+    Bicleaner read the texts from columns 3 and 4.  Returns the number of rows.
+    """
     n = 0
     for p in pairs:
-        for url1, url2 in p.sources:
-            out.write("\t".join((_url_cell(url1), _url_cell(url2), p.text1, p.text2, _score(p.score))) + "\n")
+        for (url1, url2), score in zip(p.sources, p.source_scores, strict=True):
+            out.write("\t".join((_url_cell(url1), _url_cell(url2), p.text1, p.text2, _score(score))) + "\n")
             n += 1
     return n
 
@@ -280,29 +291,24 @@ def write_moses(pairs: Iterable[SentencePair], prefix: str | Path) -> list[tuple
     """
     counts: dict[tuple[str, str], int] = {}
 
-    # A prefix ending in .gz gzips every file: PREFIX.l1-l2.l1.gz (the suffix moves to the end).
-    gz = str(prefix).endswith(".gz")
+    # A prefix ending in .gz gzips every file: PREFIX.l1-l2.l1.gz (the suffix moves to the end, where
+    # open_output sees it).  open_output also creates the prefix's directories.
+    gz = is_gzip(prefix)
     stem = str(prefix)[:-3] if gz else str(prefix)
-    Path(stem).parent.mkdir(parents=True, exist_ok=True)
 
     def names(langs: tuple[str, str]) -> tuple[Path, Path]:
         l1, l2 = _file_lang(langs[0]), _file_lang(langs[1])
         end = ".gz" if gz else ""
         return Path(f"{stem}.{l1}-{l2}.{l1}{end}"), Path(f"{stem}.{l1}-{l2}.{l2}{end}")
 
-    def opener(path: Path, mode: str) -> IO[str]:
-        if gz:
-            return gzip.open(path, mode + "t", encoding="utf-8", newline="\n")  # type: ignore[return-value]
-        return open(path, mode, encoding="utf-8", newline="\n")
-
     for langs, group in itertools.groupby(pairs, key=lambda p: (p.lang1, p.lang2)):
         if langs[0] == langs[1]:
             continue  # both sides would go to one file; final pairs never have one language
         # Append if a group comes back (a database collation may order codes unlike Python).
-        mode = "a" if langs in counts else "w"
+        append = langs in counts
         path1, path2 = names(langs)
         n = counts.get(langs, 0)
-        with opener(path1, mode) as f1, opener(path2, mode) as f2:
+        with open_output(path1, append=append) as f1, open_output(path2, append=append) as f2:
             for p in group:
                 # clean_text already turned newlines and tabs into spaces, so one pair is one line.
                 f1.write(p.text1 + "\n")

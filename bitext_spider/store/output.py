@@ -17,8 +17,12 @@ def is_gzip(path: str | Path) -> bool:
 
 
 @contextlib.contextmanager
-def open_output(path: str | Path | None, binary: bool = False) -> Iterator[IO[Any]]:
-    """A text (UTF-8, ``\\n`` line ends) or binary stream for ``path``; standard output for None."""
+def open_output(path: str | Path | None, binary: bool = False, append: bool = False) -> Iterator[IO[Any]]:
+    """A text (UTF-8, ``\\n`` line ends) or binary stream for ``path``; standard output for None.
+
+    ``append`` adds to an existing file; a gzipped file then gets another gzip member, which every
+    gzip reader decompresses as one stream.
+    """
     if path is None or str(path) == "-":
         if binary and getattr(sys.stdout, "buffer", None) is None:
             # A text-only stream stands in for stdout (embedding, some test runners).
@@ -33,9 +37,11 @@ def open_output(path: str | Path | None, binary: bool = False) -> Iterator[IO[An
         return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = ("a" if append else "w") + ("b" if binary else "t")
+    text = {} if binary else {"encoding": "utf-8", "newline": ""}
     if is_gzip(path):
-        with gzip.open(path, "wb" if binary else "wt", **({} if binary else {"encoding": "utf-8", "newline": ""})) as fh:
+        with gzip.open(path, mode, **text) as fh:
             yield fh
         return
-    with open(path, "wb") if binary else open(path, "w", encoding="utf-8", newline="") as fh:
+    with open(path, mode, **text) as fh:
         yield fh
