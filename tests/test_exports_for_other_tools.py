@@ -4,6 +4,8 @@ standard requires, gzip for every format, Moses files in new directories, a clos
 from __future__ import annotations
 
 import gzip
+import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -35,6 +37,41 @@ def test_bitextor_columns_one_row_per_source_oriented_by_langs(tmp_path, capsys)
     assert capsys.readouterr().out.splitlines() == ["http://a/de1\thttp://a/en1\tHallo Welt.\tHello world.\t0.8"]
 
 
+def test_langs_selects_and_orients_every_sentence_format(tmp_path, capsys):
+    db = build_db(tmp_path / "c.db")
+    french = ["Bonjour le monde.", "Au revoir", "Contr\u00f4le ici", "Seulement ici"]
+    english = ["Hello world.", "Good bye", "Ctrl char here", "Only here"]
+
+    def export(fmt: str, langs: str) -> Path:
+        out = tmp_path / langs / f"s.{fmt}"
+        assert bitext_main(["export", "sentences", "--db", db, "--format", fmt, "--langs", langs, "-o", str(out)]) == 0
+        return out
+
+    tsv = [r.split("\t") for r in export("tsv", "fr-en").read_text("utf-8").splitlines()]
+    assert tsv[0] == ["lang1", "lang2", "text1", "text2", "score", "url1", "url2"]
+    assert [(r[0], r[1]) for r in tsv[1:]] == [("fr", "en")] * 4
+    assert [r[2] for r in tsv[1:]] == french and [r[3] for r in tsv[1:]] == english
+    assert tsv[1][5:] == ["http://a/fr1 http://a/fr4", "http://a/en1 http://a/en4"]
+    # A region subtag selects by base language.
+    assert export("tsv", "fr_FR-en").read_bytes() == (tmp_path / "fr-en" / "s.tsv").read_bytes()
+    jsonl = [json.loads(r) for r in export("jsonl", "fr-en").read_text("utf-8").splitlines()]
+    assert [(r["lang1"], r["text1"], r["text2"]) for r in jsonl] == [("fr", f, e) for f, e in zip(french, english, strict=True)]
+    assert jsonl[0]["sources"] == [["http://a/fr1", "http://a/en1"], ["http://a/fr4", "http://a/en4"]]
+    tmx = export("tmx", "fr-en")
+    assert validate_tmx(tmx) == [] and tmx_problems(tmx.read_bytes()) == []
+    tus = etree.parse(str(tmx)).getroot().findall("body/tu")
+    assert [[(v.get(XML_LANG), v.findtext("seg")) for v in tu.findall("tuv")] for tu in tus] == [
+        [("fr", f), ("en", e)] for f, e in zip(french, english, strict=True)]
+    assert [p.text for p in tus[0].findall("tuv")[0].findall("prop[@type='source-document']")] == [
+        "http://a/fr1", "http://a/fr4"]
+    moses = export("moses", "fr-en")
+    assert sorted(f.name for f in moses.parent.glob("s.moses*")) == ["s.moses.fr-en.en", "s.moses.fr-en.fr"]
+    assert (moses.parent / "s.moses.fr-en.fr").read_text("utf-8").splitlines() == french
+    assert (moses.parent / "s.moses.fr-en.en").read_text("utf-8").splitlines() == english
+    assert export("tsv", "en-de").read_text("utf-8").splitlines()[1:] == [
+        "en\tde\tHello world.\tHallo Welt.\t0.8\thttp://a/en1\thttp://a/de1"]
+
+
 def test_bifixer_reads_the_bitextor_export(tmp_path):
     db = build_db(tmp_path / "c.db")
     corpus, fixed = tmp_path / "en-fr.sent", tmp_path / "en-fr.fixed"
@@ -56,44 +93,104 @@ def test_bifixer_reads_the_bitextor_export(tmp_path):
     assert len(hello) == 2 and hello[0][5] == hello[1][5]
 
 
+def tmx_problems(tmx: bytes) -> list[str]:
+    """What a TMX document lacks: the header attributes TMX 1.4b requires, and on each unit the
+    aligner's score and, on each variant, the source documents (one per source, the same number on
+    both variants), a language and a segment."""
+    root = etree.fromstring(tmx)
+    problems = [] if root.get("version") == "1.4" else [f"tmx version {root.get('version')!r}"]
+    header = root.find("header")
+    if header is None:
+        return problems + ["no header"]
+    problems += [f"header without {a}" for a in TMX_HEADER_REQUIRED if not header.get(a)]
+    tus = root.findall("body/tu")
+    if not tus:
+        problems.append("no unit")
+    for i, tu in enumerate(tus, 1):
+        scores = [p.text for p in tu.findall("prop[@type='score-aligner']")]
+        if len(scores) != 1 or not scores[0] or not 0 <= float(scores[0]) <= 1:
+            problems.append(f"tu {i}: score-aligner props {scores}")
+        tuvs = tu.findall("tuv")
+        if len(tuvs) != 2:
+            problems.append(f"tu {i}: {len(tuvs)} variants")
+        urls = [[p.text for p in tuv.findall("prop[@type='source-document']")] for tuv in tuvs]
+        if not all(urls) or len({len(u) for u in urls}) != 1 or not all(all(u) for u in urls):
+            problems.append(f"tu {i}: source-document props {urls}")
+        if not all(tuv.get(XML_LANG) and tuv.findtext("seg") for tuv in tuvs):
+            problems.append(f"tu {i}: a variant without xml:lang or segment")
+    return problems
+
+
 def test_tmx_follows_tmx_14b(tmp_path):
     db = build_db(tmp_path / "c.db")
     out = tmp_path / "c.tmx"
     assert bitext_main(["export", "sentences", "--db", db, "--format", "tmx", "-o", str(out)]) == 0
     assert validate_tmx(out) == []
-    root = etree.parse(str(out)).getroot()
-    assert root.get("version") == "1.4"
-    header = root.find("header")
-    missing = [a for a in TMX_HEADER_REQUIRED if not header.get(a)]
-    assert missing == []
+    assert tmx_problems(out.read_bytes()) == []
+    header = etree.parse(str(out)).getroot().find("header")
     assert header.get("segtype") == "sentence" and header.get("datatype") == "plaintext"
-    for tu in root.findall("body/tu"):
-        # The aligner's score on the unit, and every variant names the documents it comes from.
-        assert float(tu.findtext("prop[@type='score-aligner']")) > 0
-        tuvs = tu.findall("tuv")
-        assert len(tuvs) == 2 and all(t.get(XML_LANG) for t in tuvs)
-        counts = {len(t.findall("prop[@type='source-document']")) for t in tuvs}
-        assert len(counts) == 1 and counts.pop() >= 1
-        assert all(t.findtext("seg") for t in tuvs)
+    assert header.get("srclang") == "*all*" and header.get("adminlang") == "en"
+    # The units carry the pages of their own sources, in the order of the variants' languages.
+    for tu in etree.parse(str(out)).getroot().findall("body/tu"):
+        for tuv in tu.findall("tuv"):
+            lang = tuv.get(XML_LANG)
+            assert all(p.text.startswith(f"http://a/{lang}") for p in tuv.findall("prop[@type='source-document']"))
 
 
-def test_a_tmx_without_the_required_header_attributes_fails_the_check(tmp_path):
+def _drop(tmx: bytes, xpath: str, attribute: str | None = None, first_only: bool = False) -> bytes:
+    root = etree.fromstring(tmx)
+    found = root.xpath(xpath)
+    assert found, xpath
+    for el in found[:1] if first_only else found:
+        if attribute:
+            del el.attrib[attribute]
+        else:
+            el.getparent().remove(el)
+    return etree.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def test_the_tmx_check_fails_on_a_tmx_without_the_header_attributes_or_props(tmp_path):
     db = build_db(tmp_path / "c.db")
     out = tmp_path / "c.tmx"
     assert bitext_main(["export", "sentences", "--db", db, "--format", "tmx", "-o", str(out)]) == 0
-    broken = out.read_bytes().replace(b' o-tmf="bitext-spider"', b"")
-    assert validate_tmx(broken) != []
+    tmx = out.read_bytes()
+    assert tmx_problems(tmx) == []
+    for attribute in TMX_HEADER_REQUIRED:
+        broken = _drop(tmx, "/tmx/header", attribute)
+        assert tmx_problems(broken) == [f"header without {attribute}"]
+        assert validate_tmx(broken) != [], attribute  # the bundled DTD requires it too
+    no_score = _drop(tmx, "//tu/prop[@type='score-aligner']", first_only=True)
+    assert [p.split(":")[0] for p in tmx_problems(no_score)] == ["tu 1"]
+    no_urls = _drop(tmx, "//tu/tuv/prop[@type='source-document']")
+    assert len(tmx_problems(no_urls)) == 5
+    # The pair from two page pairs lists both on each variant; one URL less is an unmatched list.
+    one_url_less = _drop(tmx, "//tu[2]/tuv[1]/prop[@type='source-document'][2]")
+    assert [p.split(":")[0] for p in tmx_problems(one_url_less)] == ["tu 2"]
+    for broken in (no_score, no_urls, one_url_less):
+        assert validate_tmx(broken) == []  # TMX allows units without props: only the check sees it
+
+
+def _keys_db(path: Path) -> str:
+    """Eligible pages under /en/ and /fr/: one URL pairing key."""
+    pages = {i + 1: (f"http://a/{lang}/doc{i // 2}.html", lang) for i, lang in enumerate(["en", "fr"] * 6)}
+    db = build_db(path, pages=pages, pairs=[], sentences={})
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE pages SET eligible = 1")
+    return db
 
 
 def test_every_format_is_gzipped_when_the_name_ends_in_gz(tmp_path):
-    db = build_db(tmp_path / "c.db")
-    for what, fmt in (("pairs", "tsv"), ("pages", "jsonl"), ("sentences", "tsv"), ("sentences", "jsonl"),
-                      ("sentences", "bitextor"), ("sentences", "tmx")):
+    db, keys_db = build_db(tmp_path / "c.db"), _keys_db(tmp_path / "k.db")
+    for what, fmt in (("pairs", "tsv"), ("pairs", "jsonl"), ("candidates", "tsv"), ("candidates", "jsonl"),
+                      ("pages", "tsv"), ("pages", "jsonl"), ("keys", "tsv"), ("keys", "jsonl"),
+                      ("sentences", "tsv"), ("sentences", "jsonl"), ("sentences", "bitextor"),
+                      ("sentences", "tmx")):
         plain, packed = tmp_path / f"{what}.{fmt}", tmp_path / "new" / "dir" / f"{what}.{fmt}.gz"
-        assert bitext_main(["export", what, "--db", db, "--format", fmt, "-o", str(plain)]) == 0
-        assert bitext_main(["export", what, "--db", db, "--format", fmt, "-o", str(packed)]) == 0
+        source = keys_db if what == "keys" else db
+        assert bitext_main(["export", what, "--db", source, "--format", fmt, "-o", str(plain)]) == 0
+        assert bitext_main(["export", what, "--db", source, "--format", fmt, "-o", str(packed)]) == 0
         assert packed.read_bytes()[:2] == b"\x1f\x8b"
-        assert gzip.decompress(packed.read_bytes()) == plain.read_bytes(), (what, fmt)
+        assert plain.read_bytes() and gzip.decompress(packed.read_bytes()) == plain.read_bytes(), (what, fmt)
     assert validate_tmx(gzip.decompress((tmp_path / "new" / "dir" / "sentences.tmx.gz").read_bytes())) == []
 
 
