@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lxml import etree
 from support import XML_LANG, build_db
 
@@ -206,14 +207,32 @@ def test_moses_creates_its_directory_and_gzips(tmp_path, capsys):
     assert gzip.decompress(packed.read_bytes()).decode("utf-8").splitlines() == en
 
 
-def test_a_closed_pipe_ends_the_export_quietly(tmp_path):
-    pages = {i: (f"http://a/{lang}{i}", lang) for i in range(1, 4001) for lang in ("en" if i % 2 else "fr",)}
-    db = build_db(tmp_path / "big.db", pages=pages, pairs=[], sentences={})
-    reader = "import sys; sys.stdin.readline(); sys.stdin.close()"
-    export = subprocess.Popen([sys.executable, "-m", "bitext_spider.commands.cli", "export", "pages", "--db", db],
-                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    head = subprocess.run([sys.executable, "-c", reader], stdin=export.stdout, timeout=60)
+@pytest.fixture(scope="module")
+def big_db(tmp_path_factory) -> str:
+    """Far more output than a pipe's buffer holds (64 KiB), so the export is still writing when
+    the reader goes away."""
+    pages = {i: (f"http://a/{'en' if i % 2 else 'fr'}{i}", "en" if i % 2 else "fr") for i in range(1, 2001)}
+    pairs = [(i, i + 1, 0.9) for i in range(1, 2001, 2)]
+    sentences = {(i, i + 1): [(f"Sentence {j} of page {i}.", f"Phrase {j} de la page {i}.", 0.5) for j in range(5)]
+                 for i in range(1, 2001, 2)}
+    return build_db(tmp_path_factory.mktemp("pipe") / "big.db", pages=pages, pairs=pairs, sentences=sentences)
+
+
+@pytest.mark.parametrize(("what", "fmt", "first_line"), [
+    ("pages", "tsv", "url\tlang\t"),
+    ("sentences", "bitextor", "http://a/en1\thttp://a/fr2\tSentence 0 of page 1.\tPhrase 0 de la page 1.\t0.5"),
+    ("sentences", "tmx", "<?xml version='1.0' encoding='utf-8'?>"),
+])
+def test_a_closed_pipe_ends_the_export_quietly(big_db, what, fmt, first_line):
+    reader = "import sys; print(sys.stdin.readline(), end=''); sys.stdin.close()"
+    export = subprocess.Popen(
+        [sys.executable, "-m", "bitext_spider.commands.cli", "export", what, "--db", big_db, "--format", fmt],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    head = subprocess.run([sys.executable, "-c", reader], stdin=export.stdout, capture_output=True, text=True,
+                          timeout=60)
     export.stdout.close()
     err = export.stderr.read().decode()
     assert export.wait(timeout=60) == 0 and head.returncode == 0
+    assert head.stdout.startswith(first_line)
+    # No traceback, no "Exception ignored", and no "N exported" line: the export was cut short.
     assert err == ""
