@@ -4,14 +4,14 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
 ``bitext resolve`` (from the database alone, e.g. after a crawl was killed) run
 :meth:`Resolver.run`, so the two give the same pairs on the same candidates.  For each site:
 
-1. **content** (the content filter is on): candidates a young translation model let through are
+1. **content** (``BITEXT_CONTENT_ENABLED``): candidates a young translation model let through are
    judged again with the final model, then pages left without a candidate in a language get a
-   content-only search with it (the close sweep; bitext_spider/site_steps/content.py);
+   content-only search with it (the close sweep; matchers/content/content_filter.py);
 2. **dictionary** (``BITEXT_DICTIONARY``): the candidates found at close are judged, and pages with
-   more than one accepted counterpart are dropped (PCB; bitext_spider/site_steps/dictionary.py);
-3. **decision** (the content filter or the site evidence is on, ``decision_enabled``): URL keys
+   more than one accepted counterpart are dropped (PCB; matchers/content/dictionary_judge.py);
+3. **decision** (the content filter or the site evidence is on, :func:`decision_enabled`): URL keys
    and links propose more pairs, every candidate gets all evidence and one decision
-   (bitext_spider/site_steps/decision.py);
+   (matchers/site/site_decision.py);
 4. **one-to-one**: the accepted candidates are resolved best score first into the site's final
    pairs, replacing the previous ones (``Store.resolve_site``, matchers/site/one_to_one.py);
 5. **sentences** (content filter on): the final pairs are aligned with the final models and their
@@ -21,10 +21,12 @@ Then every site's model training is saved and, with ``BITEXT_CONTENT_MODEL_FOLD`
 stored models.  A step that fails is logged and counted (``bitext/errors/close_step``); the steps
 after it still run, so the pairs already found are not lost.
 
-Steps 1 and 2 run when the crawl has their page-by-page stage (the stage turns its step on when it
-is built; ``bitext resolve`` turns on the steps whose stages the settings' ``ITEM_PIPELINES`` and
-``BITEXT_*`` values would build, :meth:`Resolver.configure`); step 3 runs whenever the settings
-give the decision evidence to weigh.
+The settings alone say which steps run (``BITEXT_ENABLED`` and the values above), so a crawl and
+``bitext resolve`` with the same settings run the same steps.  The steps' computations are in
+matchers/ and take plain data; this module reads what they need from the store and writes back
+what they decide.  The resolver also owns the content and dictionary filters the crawl's
+page-by-page stages use (pipelines/content_filter.py, pipelines/dictionary_filter.py), so the
+close-time steps know the checks made as pages arrived.
 """
 
 from __future__ import annotations
@@ -34,22 +36,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from scrapy.utils.conf import build_component_list
-
+from bitext_spider.config import BitextConfig
 from bitext_spider.items import PairItem
-from bitext_spider.site_steps.content import ContentFilter
-from bitext_spider.site_steps.decision import SiteDecision, decision_enabled
-from bitext_spider.site_steps.dictionary import DictionaryFilter, close_site, load_filter
+from bitext_spider.store.records import SentenceRecord
+from matchers.content.content_filter import ContentFilter
+from matchers.content.dictionary_filter import DictionaryError, load_dictionary
+from matchers.content.dictionary_judge import DictionaryFilter, close_judgments
+from matchers.site.site_decision import decide_site
 
 if TYPE_CHECKING:
     from bitext_spider.runtime import BitextRuntime, SiteState
 
 logger = logging.getLogger(__name__)
-
-# The stages whose presence in ITEM_PIPELINES turns a close-time step on (bitext resolve): the
-# content filter's and the dictionary's steps go with their page-by-page stages.
-_CONTENT_STAGE = "pipelines.content_filter.ContentFilterPipeline"
-_DICTIONARY_STAGE = "pipelines.dictionary_filter.DictionaryFilterPipeline"
 
 # Stats a run sets from scratch: a crawl may resolve again at close when pages came after the
 # resolution at idle, and these count the last run, not the sum of both.
@@ -57,31 +55,51 @@ _PER_RUN = ("bitext/decision/accepted", "bitext/decision/rejected", "bitext/deci
             "bitext/decision/proposed_accepted")
 
 
+class DictionaryConfigError(RuntimeError):
+    """The dictionary named by BITEXT_DICTIONARY cannot be used (the crawl does not start)."""
+
+
+def content_enabled(config: BitextConfig) -> bool:
+    """Whether the content filter runs (page by page, and steps 1 and 5 at close)."""
+    return config.enabled and config.content_enabled
+
+
+def dictionary_enabled(config: BitextConfig) -> bool:
+    """Whether the dictionary filter runs (page by page, and step 2 at close)."""
+    return config.enabled and bool(config.dictionary)
+
+
+def decision_enabled(config: BitextConfig) -> bool:
+    """Whether the decision has evidence to weigh (else candidates are resolved on the page
+    filters' scores alone)."""
+    return config.enabled and (config.content_enabled or config.evidence_enabled)
+
+
+def load_filter(config: BitextConfig) -> DictionaryFilter:
+    """The filter of ``BITEXT_DICTIONARY``; DictionaryConfigError (logged) if it cannot be used."""
+    try:
+        dic = load_dictionary(config.dictionary)
+    except DictionaryError as exc:
+        logger.error("BITEXT_DICTIONARY: %s", exc)
+        raise DictionaryConfigError(str(exc)) from exc
+    logger.info(
+        "dictionary %s: %s-%s, %d word pairs (%d malformed lines skipped)",
+        config.dictionary, dic.lang1, dic.lang2, len(dic), len(dic.skipped),
+    )
+    return DictionaryFilter(dic, config.dictionary_threshold_1, config.dictionary_threshold_2)
+
+
 class Resolver:
-    """Runs the close-time sequence on a runtime's sites; see the module docstring."""
+    """Runs the close-time sequence on a runtime's sites; see the module docstring.  Building it
+    loads ``BITEXT_DICTIONARY`` when set (DictionaryConfigError if it cannot be used)."""
 
     def __init__(self, runtime: BitextRuntime) -> None:
         self.runtime = runtime
-        self.content: ContentFilter | None = None
-        self.dictionary: DictionaryFilter | None = None
-        # The decision has no page-by-page stage: the settings alone say whether it runs.
-        self.decision: SiteDecision | None = SiteDecision(runtime) if decision_enabled(runtime.config) else None
+        cfg = runtime.config
+        self.content: ContentFilter | None = ContentFilter(cfg, runtime.models) if content_enabled(cfg) else None
+        self.dictionary: DictionaryFilter | None = load_filter(cfg) if dictionary_enabled(cfg) else None
+        self.decision = decision_enabled(cfg)
         self.runs = 0
-
-    def configure(self, settings: Any) -> None:
-        """Turn on the steps whose stages a crawl with ``settings`` would build (for
-        ``bitext resolve``, which has no item pipelines).  May raise DictionaryConfigError."""
-        cfg = self.runtime.config
-        stages = _pipeline_paths(settings)
-
-        def has(stage: str) -> bool:
-            return cfg.enabled and stage in stages
-
-        if has(_CONTENT_STAGE) and cfg.content_enabled:
-            self.content = ContentFilter(self.runtime)
-        if has(_DICTIONARY_STAGE) and cfg.dictionary:
-            self.dictionary = load_filter(cfg)
-
 
     def steps(self) -> list[str]:
         """The steps that run, in order (for logs and tests)."""
@@ -90,7 +108,7 @@ class Resolver:
             names.append("content")
         if self.dictionary is not None:
             names.append("dictionary")
-        if self.decision is not None:
+        if self.decision:
             names.append("decision")
         names.append("one-to-one")
         if self.content is not None:
@@ -108,19 +126,18 @@ class Resolver:
         total: Counter[str] = Counter()
         sentences = 0
         for state in sites:
-            content, dictionary, decision = self.content, self.dictionary, self.decision
+            content, dictionary = self.content, self.dictionary
             if content is not None:
-                self._step(state, "content", lambda s, f=content: f.sweep_site(
-                    s, f.rejudge_site(s, store.site_candidates(s.site_id))))
+                self._step(state, "content", lambda s, f=content: self._content(f, s))
             if dictionary is not None:
-                self._step(state, "dictionary", lambda s, f=dictionary: close_site(f, self.runtime, s))
-            if decision is not None:
-                self._step(state, "decision", decision.decide_site)
+                self._step(state, "dictionary", lambda s, f=dictionary: self._dictionary(f, s))
+            if self.decision:
+                self._step(state, "decision", self._decision)
             by_langs = store.resolve_site(state.site_id)
             total.update(by_langs)
             logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
             if content is not None:
-                sentences += self._step(state, "sentences", content.store_sentences) or 0
+                sentences += self._step(state, "sentences", lambda s, f=content: self._sentences(f, s)) or 0
         if self.content is not None:
             for key, n in self.content.counts.items():
                 stats.set_value(f"bitext/content/{key}", n)
@@ -131,6 +148,54 @@ class Resolver:
             stats.set_value(f"bitext/pairs/{langs}", n)
         self.runs += 1
         return total
+
+    # -- the steps: read from the store, compute (matchers), write back ------------------------
+    def _content(self, content: ContentFilter, state: SiteState) -> None:
+        store = self.runtime.store
+        candidates = store.site_candidates(state.site_id)
+        updates, dropped = content.rejudge_site(state.site_id, state.index, candidates)
+        store.update_candidates(updates)
+        store.delete_candidates(dropped)
+        gone = set(dropped)
+        kept = [c for c in candidates if c.id not in gone]
+        found = content.sweep_site(state.site_id, state.index, kept)
+        content.count("rescued_at_close", store.add_candidates(state.site_id, found))
+
+    def _dictionary(self, dictionary: DictionaryFilter, state: SiteState) -> None:
+        store = self.runtime.store
+        stats = self.runtime.stats
+        drop = self.runtime.config.dictionary_drop_ambiguous
+        judged = close_judgments(dictionary, store.site_candidates(state.site_id), state.index.content, drop)
+        if judged.rejected:
+            stats.inc_value("bitext/dictionary/rejected", len(judged.rejected))
+        if drop:
+            stats.inc_value("bitext/dictionary/dropped_ambiguous", len(judged.ambiguous))
+        if judged.doomed:
+            store.delete_candidates(judged.doomed)
+            logger.info("site %s: dictionary filter dropped %d candidates (%d of ambiguous pages)",
+                        state.key, len(judged.doomed), len(judged.ambiguous))
+
+    def _decision(self, state: SiteState) -> None:
+        store = self.runtime.store
+        out = decide_site(state.site_id, store.site_candidates(state.site_id), state.index, state.evidence,
+                          self.runtime.models, self.runtime.config)
+        store.save_decisions(state.site_id, out.decided)
+        for k, n in out.counts.items():
+            self.runtime.stats.inc_value(f"bitext/decision/{k}", n)
+        counts = out.counts
+        logger.info(
+            "site %s: decision: %d accepted, %d rejected (%d proposed by URL keys or links, %d of them "
+            "accepted; %d language pairs with unsupervised structure thresholds)",
+            state.key, counts["accepted"], counts["rejected"], counts["proposed"], counts["proposed_accepted"],
+            out.thresholds,
+        )
+
+    def _sentences(self, content: ContentFilter, state: SiteState) -> int:
+        store = self.runtime.store
+        records = [SentenceRecord(*r) for r in
+                   content.sentences(state.site_id, state.index, store.site_pairs(state.site_id))]
+        store.replace_sentences(state.site_id, records)
+        return len(records)
 
     def _step(self, state: SiteState, name: str, step: Callable[[SiteState], Any]) -> Any:
         try:
@@ -148,11 +213,3 @@ class Resolver:
             for r in self.runtime.store.pairs(site_ids=list(site_ids))
         ]
 
-
-def _pipeline_paths(settings: Any) -> set[str]:
-    """The import paths of the item pipelines ``settings`` enable (the stages that turn steps on
-    are named by path, so this module imports no pipeline)."""
-    out = set()
-    for entry in build_component_list(settings.get_component_priority_dict_with_base("ITEM_PIPELINES")):
-        out.add(entry if isinstance(entry, str) else f"{entry.__module__}.{entry.__qualname__}")
-    return out

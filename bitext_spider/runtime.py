@@ -125,7 +125,7 @@ class BitextRuntime:
 
     @property
     def resolver(self) -> Resolver:
-        """The close-time sequence; the stages that take part in it turn their steps on."""
+        """The close-time sequence, its steps turned on by the settings (built on first use)."""
         if self._resolver is None:
             from bitext_spider.resolution import Resolver  # its steps' modules import this one
 

@@ -31,30 +31,30 @@ SCORES: tuple[Score, ...] = (
           "matchers/structure/structure_filter.py"),
     Score("aligned_chunks", "Text chunks aligned by the edit distance.", "matchers/structure/structure_filter.py"),
     Score("content_share", "Share of the sentence alignment's beads whose translation probability "
-          "passes BITEXT_CONTENT_SENTENCE_THRESHOLD.", "bitext_spider/site_steps/content.py"),
-    Score("content_mean", "Mean translation probability of the aligned beads.", "bitext_spider/site_steps/content.py"),
+          "passes BITEXT_CONTENT_SENTENCE_THRESHOLD.", "matchers/content/content_filter.py"),
+    Score("content_mean", "Mean translation probability of the aligned beads.", "matchers/content/content_filter.py"),
     Score("content_maturity", "The translation model's maturity when the content share was judged "
-          "(a young judgment is made again at close).", "bitext_spider/site_steps/content.py"),
+          "(a young judgment is made again at close).", "matchers/content/content_filter.py"),
     Score("score", "The candidate's ranking score: structure mixed with the content share, by the "
-          "model's maturity.", "bitext_spider/site_steps/content.py"),
+          "model's maturity.", "matchers/content/content_filter.py"),
     Score("found_at_close", "1 for a pair found by the content-only search at close.",
-          "bitext_spider/site_steps/content.py"),
+          "matchers/content/content_filter.py"),
     Score("dictionary_<lang>", "PCB's bag-of-words translation score of the page in <lang> "
-          "(Tsvetkov & Wintner, section 3.2.2).", "bitext_spider/site_steps/dictionary.py"),
+          "(Tsvetkov & Wintner, section 3.2.2).", "matchers/content/dictionary_judge.py"),
     Score("proposed", "1 for a pair proposed at close by URL keys or links, not by the page filters.",
-          "bitext_spider/site_steps/decision.py"),
-    Score("p_d", "Jangeldin & Assylbekov's length-normalised distance of the pair.", "bitext_spider/site_steps/decision.py"),
-    Score("l_d", "Jangeldin & Assylbekov's log-length feature of the pair.", "bitext_spider/site_steps/decision.py"),
+          "matchers/site/site_decision.py"),
+    Score("p_d", "Jangeldin & Assylbekov's length-normalised distance of the pair.", "matchers/site/site_decision.py"),
+    Score("l_d", "Jangeldin & Assylbekov's log-length feature of the pair.", "matchers/site/site_decision.py"),
     Score("l_d_threshold", "The unsupervised structure threshold (Algorithm 1) for the pair's languages.",
-          "bitext_spider/site_steps/decision.py"),
-    Score("link", "Link evidence: hreflang, language switchers, mutual links (0..1).", "bitext_spider/site_steps/decision.py"),
-    Score("url_key", "URL pairing-key evidence (Kit & Ng), 0..1.", "bitext_spider/site_steps/decision.py"),
+          "matchers/site/site_decision.py"),
+    Score("link", "Link evidence: hreflang, language switchers, mutual links (0..1).", "matchers/site/site_decision.py"),
+    Score("url_key", "URL pairing-key evidence (Kit & Ng), 0..1.", "matchers/site/site_decision.py"),
     Score("images", "Jaccard similarity of the pages' images, weighted by their rarity on the site.",
-          "bitext_spider/site_steps/decision.py"),
+          "matchers/site/site_decision.py"),
     Score("fingerprint_ratio", "Edit-distance ratio of the main contents' paragraph fingerprints "
-          "(ILSP-FC, section 3.9).", "bitext_spider/site_steps/decision.py"),
+          "(ILSP-FC, section 3.9).", "matchers/site/site_decision.py"),
     Score("decision", "The combined decision: its score, accepted or not, each term, the veto, the "
-          "evidence it weighed.", "bitext_spider/site_steps/decision.py"),
+          "evidence it weighed.", "matchers/site/site_decision.py"),
     Score("x_<name>", "A score of a user's own filter; the decision weighs it (docs/custom_filter.md).",
           "your pipeline"),
 )
@@ -64,6 +64,11 @@ CANDIDATE_COLUMNS: tuple[str, ...] = (
     "size_file", "size_tags", "size_paragraphs", "edit_distance", "structure_threshold", "structure",
     "content_share", "content_mean",
 )
+
+
+def dictionary_score(lang: str) -> str:
+    """The name of the dictionary filter's score of the page in ``lang`` (``dictionary_<lang>``)."""
+    return f"dictionary_{lang}"
 
 
 def declared(name: str) -> Score | None:

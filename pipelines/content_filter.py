@@ -1,5 +1,5 @@
 """Content filter stage: each page's candidates judged on content as it arrives, in one thread
-(bitext_spider.site_steps.content, Tomás et al., *WebMining*, section 2.3)."""
+(matchers.content.content_filter, Tomás et al., *WebMining*, section 2.3)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
+from bitext_spider.resolution import content_enabled
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.site_steps.content import ContentFilter
 from bitext_spider.workers.cpu_stat import CpuStat
+from matchers.content.content_filter import ContentFilter
 from pipelines.base import MatchingStage, pages_only
 
 
@@ -27,18 +28,19 @@ def _timed(fn: Any, *args: Any) -> float:
 class ContentFilterPipeline(MatchingStage):
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
-        self.filter = ContentFilter(runtime)
+        # The resolver's filter: the close-time steps (rejudging, the close sweep, the final pairs'
+        # sentences, bitext_spider.resolution) know the checks made here at arrival.
+        content = runtime.resolver.content
+        assert content is not None  # from_crawler builds this stage only when the filter is on
+        self.filter: ContentFilter = content
         # One thread: the models are updated (and merged with other processes' training, in
         # ModelRegistry.updated) in it, so no lock is needed around them.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
         self._cpu = CpuStat("bitext/time/content_cpu_ms")
-        # The close-time steps (rejudging, the close sweep, the final pairs' sentences) run in
-        # bitext_spider.resolution with this filter, which knows the checks made at arrival.
-        runtime.resolver.content = self.filter
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ContentFilterPipeline:
-        if not BitextConfig.from_crawler(crawler).content_enabled:
+        if not content_enabled(BitextConfig.from_crawler(crawler)):
             raise NotConfigured("BITEXT_CONTENT_ENABLED is off")
         return super().from_crawler(crawler)
 

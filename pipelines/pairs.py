@@ -18,8 +18,8 @@ from scrapy.exceptions import DropItem, NotConfigured
 from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.pair_flow import ProvisionalPairs, send_pair
 from bitext_spider.items import PageItem
+from bitext_spider.resolution import decision_enabled
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.site_steps.decision import decision_enabled
 from pipelines.base import MatchingStage, pages_only
 
 

@@ -16,13 +16,11 @@ import numpy as np
 import pytest
 from scrapy.exceptions import DropItem
 from scrapy.pipelines import ItemPipelineManager
-from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 from support import FAST, ROOT, kill_once_stored, page_urls, pairs_of, scrapy_crawl, stat
 
 from bitext_spider import settings as project_settings
 from bitext_spider.addon import EXTENSIONS as ADDON_EXTENSIONS
-from bitext_spider.addon import ITEM_PIPELINES as ADDON_PIPELINES
 from bitext_spider.crawl.pair_flow import ProvisionalPairs
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
@@ -274,23 +272,25 @@ def test_users_items_and_pairs_pass_every_stage_and_pages_leave(tmp_path):
     assert page_urls(runtime.config.db_url) == ["http://s.test/en/a"]
 
 
-def test_resolver_steps_follow_the_stages_the_settings_enable(tmp_path):
-    def steps(**extra):
-        base = {"ITEM_PIPELINES": ADDON_PIPELINES, **extra}
-        settings = Settings(base)
-        from bitext_spider.config import BitextConfig
+def test_resolver_steps_follow_the_settings(tmp_path):
+    from bitext_spider.config import BitextConfig
+    from bitext_spider.resolution import DictionaryConfigError
 
+    dic = tmp_path / "en-fr.dic"
+    dic.write_text("en\tfr\nlibrary\tbibliothèque\nhouse\tmaison\n", encoding="utf-8")
+
+    def steps(**extra):
         runtime = BitextRuntime(None, config=BitextConfig.from_settings(
-            {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 's.db'}", **{k: v for k, v in extra.items() if k.startswith("BITEXT_")}}),
-            stats=Stats())
+            {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 's.db'}", **extra}), stats=Stats())
         try:
-            runtime.resolver.configure(settings)
             return runtime.resolver.steps()
         finally:
             runtime.close()
 
     assert steps() == ["content", "decision", "one-to-one", "sentences"]
-    without = dict(ADDON_PIPELINES, **{"pipelines.content_filter.ContentFilterPipeline": None})
-    assert steps(ITEM_PIPELINES=without) == ["decision", "one-to-one"]
     assert steps(BITEXT_CONTENT_ENABLED=False) == ["decision", "one-to-one"]
-    assert steps(BITEXT_ENABLED=False) == ["one-to-one"]
+    assert steps(BITEXT_CONTENT_ENABLED=False, BITEXT_EVIDENCE_ENABLED=False) == ["one-to-one"]
+    assert steps(BITEXT_DICTIONARY=str(dic)) == ["content", "dictionary", "decision", "one-to-one", "sentences"]
+    assert steps(BITEXT_ENABLED=False, BITEXT_DICTIONARY=str(dic)) == ["one-to-one"]
+    with pytest.raises(DictionaryConfigError):
+        steps(BITEXT_DICTIONARY=str(tmp_path / "missing.dic"))

@@ -195,10 +195,10 @@ def _template_matches(template: str) -> list[str]:
 
 def _counted_keys(path: Path) -> set[str]:
     """Keys a stage counts before publishing them as ``bitext/<stage>/<key>``: the arguments of
-    ``self._count("...")`` and the keys of a ``counts = {...}`` literal."""
+    ``<filter>.count("...")`` and the keys of a ``counts = {...}`` literal."""
     keys = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "_count"
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "count"
                 and node.args and isinstance(node.args[0], ast.Constant)):
             keys.add(node.args[0].value)
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
@@ -221,9 +221,16 @@ def test_every_stat_key_in_the_code_is_declared():
     assert not unknown, f"stat keys not declared in bitext_spider/stat_keys.py: {unknown}"
 
 
+def _content_counts() -> set[str]:
+    """What the content filter counts (published as ``bitext/content/<key>``), itself or, for
+    what the store says, in the close-time steps."""
+    return (_counted_keys(ROOT / "matchers" / "content" / "content_filter.py")
+            | _counted_keys(ROOT / "bitext_spider" / "resolution.py"))
+
+
 def test_counted_stat_families_are_declared():
-    content = _counted_keys(ROOT / "bitext_spider" / "site_steps" / "content.py")
-    decision = _counted_keys(ROOT / "bitext_spider" / "site_steps" / "decision.py")
+    content = _content_counts()
+    decision = _counted_keys(ROOT / "matchers" / "site" / "site_decision.py")
     assert {"checked", "rescued_at_close", "sentences_stored"} <= content
     assert decision == {"accepted", "rejected", "proposed", "proposed_accepted"}
     missing = [f"bitext/content/{k}" for k in content if declared(f"bitext/content/{k}") is None]
@@ -236,8 +243,8 @@ def test_every_declared_stat_is_used_by_the_code():
     used = {key for key, _ in literals}
     for template, _ in templates:
         used.update(_template_matches(template))
-    used.update(f"bitext/content/{k}" for k in _counted_keys(ROOT / "bitext_spider" / "site_steps" / "content.py"))
-    used.update(f"bitext/decision/{k}" for k in _counted_keys(ROOT / "bitext_spider" / "site_steps" / "decision.py"))
+    used.update(f"bitext/content/{k}" for k in _content_counts())
+    used.update(f"bitext/decision/{k}" for k in _counted_keys(ROOT / "matchers" / "site" / "site_decision.py"))
     stale = [s.key for s in STATS if s.key not in used]
     assert not stale, f"declared stats nothing in the code sets or reads: {stale}"
 

@@ -32,6 +32,8 @@ def _score_names_in_code() -> dict[str, set[str]]:
                     if (node.func.attr == "get" and isinstance(target, ast.Name) and target.id == "scores"
                             and node.args and isinstance(node.args[0], ast.Constant)):
                         names.append(node.args[0].value)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dictionary_score":
+                    names.append("dictionary_<x>")  # the family's name, made by score_names
                 if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "scores"
                         and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
                     names.append(node.slice.value)

@@ -203,8 +203,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
 
     from bitext_spider.config import BitextConfig
     from bitext_spider.crawl.seeds import Site
+    from bitext_spider.resolution import DictionaryConfigError
     from bitext_spider.runtime import BitextRuntime, Stats
-    from bitext_spider.site_steps.dictionary import DictionaryConfigError
 
     url = db_url(args.db)
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
@@ -233,7 +233,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     except Exception as exc:  # an unreadable database gets one clear line, not a traceback
         return _fail(f"cannot open {url}: {exc}")
     try:
-        runtime.resolver.configure(settings)
+        # The close-time steps the settings turn on (loading BITEXT_DICTIONARY may fail).
+        resolver = runtime.resolver
         for _site_id, key, start_urls in runtime.store.sites():
             hosts = frozenset(urlsplit(u).netloc.lower() for u in start_urls)
             runtime.open_site(Site(key, tuple(start_urls), hosts))
@@ -244,7 +245,7 @@ def cmd_resolve(args: argparse.Namespace) -> int:
         runtime.close()
     by_langs = ", ".join(f"{langs} {n}" for langs, n in sorted(total.items()))
     print(f"bitext: {sum(total.values())} pairs from {len(runtime.sites)} sites"
-          + (f" ({by_langs})" if by_langs else "") + f"; steps: {', '.join(runtime.resolver.steps())}",
+          + (f" ({by_langs})" if by_langs else "") + f"; steps: {', '.join(resolver.steps())}",
           file=sys.stderr)
     if stats.get_value("bitext/errors/close_step") or stats.get_value("bitext/errors/models"):
         print("bitext: a close step failed (see the messages above)", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""The content filter: sentence alignment under the language pair's translation model, trained
+"""The content filter's judgments: sentence alignment under the language pair's translation model, trained
 on the fly (matchers.content.content_match, matchers.content.sentence_align, matchers.content.translation_model).
 
 Tomás et al., *WebMining*, section 2.3.  As each page arrives:
@@ -25,38 +25,80 @@ alone: half its share).
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Container
-from typing import TYPE_CHECKING, Any
+from collections.abc import Container, Iterable
+from typing import Any, Protocol
 
 import numpy as np
 
-from bitext_spider.store.records import SentenceRecord, SiteCandidate
 from matchers.content.content_match import ContentMatch, length_difference, match_content
 from matchers.content.content_schedule import combined_score, is_mature, maturity, required_share
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
 from matchers.site.page_index import CandidateSet, SiteIndex
 
-if TYPE_CHECKING:
-    from bitext_spider.runtime import BitextRuntime, SiteState
 
-logger = logging.getLogger(__name__)
+class ContentSettings(Protocol):
+    """The ``BITEXT_CONTENT_*`` values the filter reads (``BitextConfig`` has them)."""
+
+    content_sentence_threshold: float
+    content_min_share: float
+    content_mature_sentences: int
+    content_min_sentences: int
+    content_required: bool
+    content_rescue_min_sentences: int
+    content_rescue_candidates: int
+    content_rescue_at_arrival: bool
+    content_rescue_min_share: float
+    content_rescue_max_length_diff: float
+    content_train_min_share: float
+
+
+class Models(Protocol):
+    """The language pairs' translation models of a crawl (``ModelRegistry`` in the store)."""
+
+    def get(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel: ...
+
+    def trainable(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel: ...
+
+    def updated(self, lang_a: str, lang_b: str, site_id: int) -> None: ...
+
+
+class StoredPair(Protocol):
+    """A stored candidate pair (``SiteCandidate`` in the store)."""
+
+    id: int
+    url1: str
+    lang1: str
+    url2: str
+    lang2: str
+    scores: dict[str, Any]
+
+
+# A candidate's new judgment at close: (candidate id, ranking score, all its scores).
+Rejudged = tuple[int, float, dict[str, Any]]
+# A candidate found at close: (url1, lang1, url2, lang2, ranking score, scores).
+FoundPair = tuple[str, str, str, str, float, dict[str, Any]]
+# A stored final pair: (page1 id, url1, lang1, page2 id, url2, lang2).
+FinalPair = tuple[int, str, str, int, str, str]
+# An aligned sentence pair of a final pair: (page1 id, page2 id, position, lang1, lang2, text1,
+# text2, probability).
+SentencePair = tuple[int, int, int, str, str, str, str, float]
 
 
 class ContentFilter:
-    """The stage's work, independent of Scrapy (tests drive it directly)."""
+    """The filter's state over a crawl (what each check found, the checks already made); the
+    crawl's pipeline calls :meth:`filter_page` as pages arrive, bitext_spider.resolution the
+    close-time methods, and stores what they return."""
 
-    def __init__(self, runtime: BitextRuntime) -> None:
-        self.runtime = runtime
-        self.config = runtime.config
-        self.models = runtime.models
+    def __init__(self, config: ContentSettings, models: Models) -> None:
+        self.config = config
+        self.models = models
         self.counts: dict[str, int] = {}
         # Content-only checks already made: page pair -> sentences the model had seen then.  The
         # close sweep repeats a check only if the model has grown by a quarter since.
         self._rescue_seen: dict[tuple[int, int], int] = {}
 
-    def _count(self, key: str, n: int = 1) -> None:
+    def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
 
     # -- at arrival ---------------------------------------------------------------------------
@@ -87,8 +129,8 @@ class ContentFilter:
             # The maturity the share was judged at: the close re-judges young judgments.
             cand.add_scores(content_share=share, content_mean=mean, score=score,
                             content_maturity=np.full(n, ripe))
-            self._count("checked", n)
-            self._count("rejected", int(n - keep.sum()))
+            self.count("checked", n)
+            self.count("rejected", int(n - keep.sum()))
             for k in np.flatnonzero(keep).tolist():
                 m = matches[k]
                 if m is not None and (cand.lang not in best or score[k] > best[cand.lang][0]):
@@ -110,7 +152,7 @@ class ContentFilter:
                 score = combined_score(np.zeros(len(rows)), share)
                 cand.extend(rows, content_share=share, content_mean=mean, score=score,
                             content_maturity=np.ones(len(rows)))
-                self._count("rescued", len(rows))
+                self.count("rescued", len(rows))
                 for k, m in enumerate(matches):
                     if lang not in best or score[k] > best[lang][0]:
                         best[lang] = (float(score[k]), m)
@@ -148,7 +190,7 @@ class ContentFilter:
                     continue
                 self._rescue_seen[key] = model.sentences_seen
                 m = self._match(model, content, other)
-                self._count("rescue_checked")
+                self.count("rescue_checked")
                 if (m is not None and m.share >= cfg.content_rescue_min_share
                         and m.good >= cfg.content_rescue_min_sentences):
                     rows.append(row)
@@ -169,12 +211,14 @@ class ContentFilter:
         if not pairs:
             return
         model.update(pairs)
-        self._count("model_updates")
-        self._count("model_sentences", len(pairs))
+        self.count("model_updates")
+        self.count("model_sentences", len(pairs))
         self.models.updated(lang_a, lang_b, site_id)
 
     # -- at close -----------------------------------------------------------------------------
-    def rejudge_site(self, state: SiteState, candidates: list[SiteCandidate]) -> list[SiteCandidate]:
+    def rejudge_site(
+        self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]
+    ) -> tuple[list[Rejudged], list[int]]:
         """Judge again, with the final model, the candidates a young model let through.
 
         While the model is young the required share is scaled down (the paper's "earlier filters
@@ -182,19 +226,18 @@ class ContentFilter:
         Re-judging them with the now trained model makes the outcome what a trained model would
         have decided at arrival: a candidate below the share is dropped, as it would have been,
         and the close sweep then looks for its page's translation on content.  Takes the site's
-        stored candidates and returns those still stored."""
+        stored candidates; returns the new judgments and the ids of the candidates to drop."""
         cfg = self.config
-        store = self.runtime.store
         updates: list[tuple[int, float, dict[str, Any]]] = []
         dropped: list[int] = []
         for c in candidates:
             judged = c.scores.get("content_maturity")
             if judged is None or judged >= 1.0:
                 continue
-            model = self.models.get(c.lang1, c.lang2, state.site_id)
+            model = self.models.get(c.lang1, c.lang2, site_id)
             if not is_mature(model, cfg.content_mature_sentences):
                 continue  # no better judge than the one that ruled
-            a, b = state.index.content(c.url1), state.index.content(c.url2)
+            a, b = index.content(c.url1), index.content(c.url2)
             m = self._match(model, a, b) if a is not None and b is not None else None
             if m is None:
                 continue  # too little content: the decision's veto, not the share, rules on it
@@ -208,24 +251,20 @@ class ContentFilter:
                                          np.array([m.share]))[0])
             scores["score"] = round(score, 6)
             updates.append((c.id, score, scores))
-        store.update_candidates(updates)
-        store.delete_candidates(dropped)
-        self._count("rejudged_at_close", len(updates) + len(dropped))
-        self._count("dropped_at_close", len(dropped))
-        gone = set(dropped)
-        return [c for c in candidates if c.id not in gone]
+        self.count("rejudged_at_close", len(updates) + len(dropped))
+        self.count("dropped_at_close", len(dropped))
+        return updates, dropped
 
-    def sweep_site(self, state: SiteState, candidates: list[SiteCandidate]) -> int:
+    def sweep_site(self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]) -> list[FoundPair]:
         """Content-only candidates for pages left without one in a language (among the site's
-        stored ``candidates``), with the final models."""
-        index = state.index
-        store = self.runtime.store
+        stored ``candidates``), with the final models.  The caller stores them and counts the
+        new ones as ``rescued_at_close``."""
         has: set[tuple[str, str]] = set()
         for c in candidates:
             has.add((c.url1, c.lang2))
             has.add((c.url2, c.lang1))
         taken = _Taken(index, has)
-        found: list[tuple[str, str, str, str, float, dict[str, Any]]] = []
+        found: list[FoundPair] = []
         seen: set[frozenset[str]] = set()
         for lang, lindex in index.languages.items():
             taken.lang = lang
@@ -234,7 +273,7 @@ class ContentFilter:
                 missing = [o for o in index.languages if o != lang and (url, o) not in has]
                 if content is None or not missing:
                     continue
-                for other, (rows, share, mean, _m) in self._rescue(state.site_id, index, content, missing, taken).items():
+                for other, (rows, share, mean, _m) in self._rescue(site_id, index, content, missing, taken).items():
                     for k, r in enumerate(rows.tolist()):
                         other_url = index.index(other).urls[r]
                         key = frozenset((url, other_url))
@@ -245,19 +284,17 @@ class ContentFilter:
                         found.append((url, lang, other_url, other, 0.5 * s,
                                       dict(content_share=round(s, 6), content_mean=round(float(mean[k]), 6),
                                            score=round(0.5 * s, 6), found_at_close=1)))
-        added = store.add_candidates(state.site_id, found)
-        self._count("rescued_at_close", added)
-        return added
+        return found
 
-    def store_sentences(self, state: SiteState) -> int:
-        """Align each final pair with the final model and store its sentence pairs."""
+    def sentences(self, site_id: int, index: SiteIndex, pairs: Iterable[FinalPair]) -> list[SentencePair]:
+        """Each final pair aligned with the final model: its sentence pairs, to be stored."""
         cfg = self.config
-        records: list[SentenceRecord] = []
-        for page1, url1, lang1, page2, url2, lang2 in self.runtime.store.site_pairs(state.site_id):
-            a, b = state.index.content(url1), state.index.content(url2)
+        records: list[SentencePair] = []
+        for page1, url1, lang1, page2, url2, lang2 in pairs:
+            a, b = index.content(url1), index.content(url2)
             if a is None or b is None:
                 continue
-            model = self.models.get(lang1, lang2, state.site_id)
+            model = self.models.get(lang1, lang2, site_id)
             m = match_content(model, a, b, cfg.content_sentence_threshold)
             if m is None:
                 continue
@@ -265,10 +302,9 @@ class ContentFilter:
             for pos, (t1, t2, prob) in enumerate(m.sentence_pairs()):
                 if flip:
                     t1, t2 = t2, t1
-                records.append(SentenceRecord(page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
-        self.runtime.store.replace_sentences(state.site_id, records)
-        self._count("sentences_stored", len(records))
-        return len(records)
+                records.append((page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
+        self.count("sentences_stored", len(records))
+        return records
 
 
 class _Taken:

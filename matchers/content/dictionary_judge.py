@@ -1,0 +1,148 @@
+"""The dictionary filter's judgments (PCB): a bilingual dictionary's bag-of-words translation
+scores of candidate pairs (matchers.content.dictionary_filter), as pages arrive and when the crawl
+closes.
+
+Tsvetkov & Wintner, section 3.2.2.  Candidates of the dictionary's language pair keep their place
+only when both bag-of-words scores pass (``BITEXT_DICTIONARY_THRESHOLD_1`` for the dictionary's
+first language, ``_2`` for its second); each side's score is stored as ``dictionary_<lang>``.
+When the crawl closes, the candidates found after arrival (the content filter's close sweep) are
+judged too, and a page with more than one accepted counterpart in that language pair is
+dropped with all its candidates (PCB's policy; ``BITEXT_DICTIONARY_DROP_AMBIGUOUS=False`` keeps
+them for the one-to-one resolution instead).  Other language pairs pass through untouched.
+
+Plain data in, decisions out: the crawl's pipeline hands each page's candidates to
+:func:`judge_candidates`, bitext_spider.resolution the site's stored candidates to
+:func:`close_judgments` and deletes what it returns.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from matchers.content.content_filter import StoredPair
+from matchers.content.dictionary_filter import (
+    BilingualDictionary,
+    bag_of_words,
+    drop_ambiguous,
+    scores_from_translations,
+    stopwords,
+    translate_bag,
+)
+from matchers.page.page_content import PageContent
+from matchers.score_names import dictionary_score
+from matchers.site.page_index import CandidateSet, SiteIndex
+
+_Translated = tuple[dict[str, frozenset[str]], frozenset[str]]
+
+
+class DictionaryFilter:
+    """PCB scores of candidate pairs, with each page's translated bag computed once (LRU)."""
+
+    def __init__(self, dic: BilingualDictionary, t1: float, t2: float, cache_pages: int = 4096) -> None:
+        self.dic = dic
+        self.t1, self.t2 = t1, t2
+        self._stop: dict[str, frozenset[str]] = {}
+        self._cache: OrderedDict[int, _Translated] = OrderedDict()
+        self._cache_pages = cache_pages
+
+    def covers(self, lang_a: str, lang_b: str) -> bool:
+        return self.dic.covers(lang_a, lang_b)
+
+    def translated(self, content: PageContent) -> _Translated:
+        key = id(content)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        stop = self._stop.get(content.lang)
+        if stop is None:
+            stop = self._stop[content.lang] = stopwords(content.lang)
+        bag = bag_of_words((t for sent in content.tokens for t in sent), stop)
+        result = translate_bag(bag, self.dic, content.lang)
+        self._cache[key] = result
+        if len(self._cache) > self._cache_pages:
+            self._cache.popitem(last=False)
+        return result
+
+    def scores(self, a: PageContent, b: PageContent) -> tuple[float, float]:
+        """``(score of a's side, score of b's side)``."""
+        return scores_from_translations(self.translated(a), self.translated(b))
+
+    def accept(self, a: PageContent, scores: tuple[float, float]) -> bool:
+        first_is_a = self.dic.side(a.lang) == 0
+        t_a, t_b = (self.t1, self.t2) if first_is_a else (self.t2, self.t1)
+        return scores[0] > t_a and scores[1] > t_b
+
+
+def judge_candidates(
+    dfilter: DictionaryFilter, lang: str, content: PageContent, candidates: list[CandidateSet], index: SiteIndex
+) -> tuple[int, int]:
+    """Score a new page's candidates of the dictionary's language pair against the page (in
+    ``lang``), store both sides' scores on them and narrow each set to those accepted.  Returns
+    how many candidates were checked and how many rejected."""
+    checked = rejected = 0
+    for cand in candidates:
+        if not dfilter.covers(lang, cand.lang):
+            continue
+        contents = index.index(cand.lang).content
+        own = np.full(len(cand), np.nan)
+        other = np.full(len(cand), np.nan)
+        keep = np.ones(len(cand), dtype=bool)
+        for k, row in enumerate(cand.rows.tolist()):
+            them = contents[row]
+            if them is None:
+                continue
+            s = dfilter.scores(content, them)
+            own[k], other[k] = s
+            keep[k] = dfilter.accept(content, s)
+        cand.add_scores(**{dictionary_score(lang): own, dictionary_score(cand.lang): other})
+        checked += len(cand)
+        rejected += int((~keep).sum())
+        cand.narrow(keep)
+    return checked, rejected
+
+
+@dataclass
+class CloseJudgments:
+    """What :func:`close_judgments` decided: the candidates to delete, and why."""
+
+    rejected: list[int] = field(default_factory=list)  # found after arrival, turned down
+    ambiguous: list[int] = field(default_factory=list)  # of pages with more than one counterpart
+
+    @property
+    def doomed(self) -> list[int]:
+        return self.rejected + self.ambiguous
+
+
+def close_judgments(
+    dfilter: DictionaryFilter, candidates: Iterable[StoredPair], content: Callable[[str], PageContent | None],
+    drop_ambiguous_pages: bool,
+) -> CloseJudgments:
+    """At close: judge the site's stored candidates found after arrival (the content filter's
+    sweep; ``content`` gives a page's main content by URL), then, if ``drop_ambiguous_pages``,
+    apply PCB's policy to the pages with more than one accepted counterpart."""
+    out = CloseJudgments()
+    groups: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+    for c in candidates:
+        if not dfilter.covers(c.lang1, c.lang2):
+            continue
+        if dictionary_score(c.lang1) not in c.scores:
+            a, b = content(c.url1), content(c.url2)
+            if a is None or b is None:
+                continue
+            if not dfilter.accept(a, dfilter.scores(a, b)):
+                out.rejected.append(c.id)
+                continue
+        # Oriented by language so each page is on one side whichever arrived first.
+        urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
+        langs = (c.lang1, c.lang2) if c.lang1 <= c.lang2 else (c.lang2, c.lang1)
+        groups.setdefault(langs, []).append((c.id, *urls))
+    if drop_ambiguous_pages:
+        for cands in groups.values():
+            _kept, dropped = drop_ambiguous((a, b) for _id, a, b in cands)
+            out.ambiguous.extend(i for i, a, b in cands if a in dropped or b in dropped)
+    return out

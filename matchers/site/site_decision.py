@@ -1,0 +1,251 @@
+"""The combined decision of a site: when the crawl closes, every candidate pair of a site gets every
+piece of evidence and one decision (matchers.site.decision); only accepted candidates go on to the
+one-to-one resolution.  :func:`decide_site` computes it from plain data (the site's stored
+candidates, its index, evidence and models); step 3 of the close-time sequence
+(bitext_spider.resolution) reads the candidates and stores the decisions, whenever the settings
+give it evidence to weigh.
+
+The candidates are those the page-by-page filters stored (size + structure + content, or content
+alone), plus the pairs only site-wide evidence can propose: URL pairing keys (Kit & Ng) and
+cross-language links (hreflang, switchers, mutual links).  For those the structure and content
+evidence is computed here, with the final models.  Jangeldin & Assylbekov's unsupervised
+structure threshold (Algorithm 1) replaces the fixed one for a language pair once the site has
+``BITEXT_THRESHOLD_MIN_PAIRS`` candidates of it.  Near-duplicates (ILSP-FC 3.8) are vetoed so a
+copy does not take its original's translation.
+
+With both the content filter and the site evidence off (``BITEXT_CONTENT_ENABLED=False``,
+``BITEXT_EVIDENCE_ENABLED=False``) there is nothing to weigh: the stage is off, and the
+candidates are resolved on the page filters' scores alone (WebMining, section 2).
+"""
+
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from matchers.content.content_filter import Models, StoredPair
+from matchers.content.content_match import match_content
+from matchers.content.content_schedule import maturity
+from matchers.page.page_content import PageContent
+from matchers.site.decision import Evidence, decide, user_scores
+from matchers.site.image_evidence import depth_ok, image_jaccard, ratio
+from matchers.site.link_evidence import link_score
+from matchers.site.page_index import SiteIndex
+from matchers.site.site_evidence import SiteEvidence
+from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
+from matchers.structure.structure_threshold import scaled_limits, similarity
+from matchers.structure.unsupervised_threshold import (
+    PairFeatures,
+    SequenceShape,
+    accept,
+    enough_candidates,
+    estimate_threshold,
+    shape,
+    shape_features,
+)
+
+_MIN_FP_PARAGRAPHS = 3
+# Paragraph-count and token-length ratios under which shared images are no evidence (ILSP-FC 3.9;
+# on the W3C site 0.5 keeps 99.5% and 94.6% of the gold pairs, benchmarks/ilsp_evidence_eval.py).
+_MIN_RATIO = 0.5
+
+
+def _n_tokens(content: PageContent) -> int:
+    return sum(len(t) for t in content.tokens)
+# Link evidence this strong (an hreflang or language-switcher link) is the site's own statement
+# that two pages are translations, so it pairs pages without main content too.
+_EXPLICIT_LINK = 0.7
+
+
+class DecisionSettings(Protocol):
+    """The settings the decision reads (``BitextConfig`` has them)."""
+
+    content_enabled: bool
+    content_required: bool
+    content_sentence_threshold: float
+    content_min_sentences: int
+    content_mature_sentences: int
+    structure_max_ratio: float
+    threshold_min_pairs: int
+    threshold_step: float
+    threshold_delta: float
+
+
+@dataclass
+class ProposedPair:
+    """A pair only site-wide evidence proposes (not stored yet: ``id`` -1)."""
+
+    url1: str
+    lang1: str
+    url2: str
+    lang2: str
+    id: int = -1
+    scores: dict[str, Any] = field(default_factory=lambda: {"proposed": 1})
+
+
+# One candidate's decision, as the store saves it: (candidate id or -1 for a proposed pair, url1,
+# lang1, url2, lang2, decision score, all its scores, accepted).
+Decided = tuple[int, str, str, str, str, float, dict[str, Any], bool]
+
+
+@dataclass
+class SiteDecisions:
+    """What :func:`decide_site` decided for a site."""
+
+    decided: list[Decided]
+    counts: dict[str, int]  # accepted, rejected, proposed, proposed_accepted
+    thresholds: int  # language pairs with an unsupervised structure threshold
+
+
+def _structure(index: SiteIndex, max_ratio: float, url_a: str, url_b: str) -> tuple[float | None, bool]:
+    """Similarity under the fixed threshold for a pair the structure filter never compared."""
+    where_a, where_b = index.locate(url_a), index.locate(url_b)
+    if where_a is None or where_b is None:
+        return None, False
+    store_a = index.index(where_a[0]).tags
+    store_b = index.index(where_b[0]).tags
+    tokens_a = store_a.tokens(where_a[1])
+    rows = np.array([where_b[1]], dtype=np.int64)
+    other_len = store_b.lengths[rows]
+    limits = scaled_limits(len(tokens_a), other_len, max_ratio)
+    d = store_b.distances(tokens_a, rows, limits).astype(np.int64)
+    if d[0] > limits[0]:
+        return None, True
+    return float(similarity(d, len(tokens_a), other_len)[0]), False
+
+
+def _tokens(index: SiteIndex, url: str) -> np.ndarray | None:
+    where = index.locate(url)
+    if where is None:
+        return None
+    return index.index(where[0]).tags.tokens(where[1])
+
+
+def decide_site(
+    site_id: int, candidates: Iterable[StoredPair], index: SiteIndex, ev: SiteEvidence, models: Models,
+    cfg: DecisionSettings,
+) -> SiteDecisions:
+    """Every stored candidate of the site, and every pair its URL keys and links propose, with all
+    evidence and one decision."""
+    ev.url_keys.recompute()
+    near = ev.near_duplicates()
+    rows: list[StoredPair | ProposedPair] = list(candidates)
+    known = {frozenset((c.url1, c.url2)) for c in rows}
+    # Pairs only site-wide evidence proposes.
+    proposed: set[tuple[str, str]] = set()
+    for a, b, *_ in ev.url_keys.pairs():
+        proposed.add((a, b))
+    proposed |= ev.linked_pairs()
+    extra: list[ProposedPair] = []
+    for a, b in sorted(proposed):
+        if frozenset((a, b)) in known:
+            continue
+        wa, wb = index.locate(a), index.locate(b)
+        if wa is None or wb is None or wa[0] == wb[0]:
+            continue
+        extra.append(ProposedPair(a, wa[0], b, wb[0]))
+    # Unsupervised structure thresholds per language pair (Algorithm 1).
+    feats: dict[int, PairFeatures] = {}
+    by_langs: dict[tuple[str, str], list[int]] = {}
+    everything = rows + extra
+    shapes: dict[str, SequenceShape | None] = {}  # a page is in up to 5 candidates per language
+
+    def shape_of(url: str) -> SequenceShape | None:
+        if url not in shapes:
+            tokens = _tokens(index, url)
+            shapes[url] = None if tokens is None else shape(tokens)
+        return shapes[url]
+
+    for i, c in enumerate(everything):
+        (l1, u1), (l2, u2) = sorted(((c.lang1, c.url1), (c.lang2, c.url2)))
+        sa, sb = shape_of(u1), shape_of(u2)
+        if sa is None or sb is None:
+            continue
+        try:
+            feats[i] = shape_features(sa, sb)
+        except ValueError:
+            continue
+        by_langs.setdefault((l1, l2), []).append(i)
+    thresholds = {}
+    for langs, members in by_langs.items():
+        sample = [feats[i] for i in members]
+        if enough_candidates(sample, cfg.threshold_min_pairs):
+            with contextlib.suppress(ValueError):  # no pair with P_d = 0: fixed thresholds stay
+                thresholds[langs] = estimate_threshold(sample, cfg.threshold_step, cfg.threshold_delta)
+    decided: list[Decided] = []
+    counts = {"accepted": 0, "rejected": 0, "proposed": 0, "proposed_accepted": 0}
+    for i, c in enumerate(everything):
+        scores = dict(c.scores)
+        is_new = c.id < 0
+        if is_new:
+            sim, failed = _structure(index, cfg.structure_max_ratio, c.url1, c.url2)
+            if sim is not None:
+                scores["structure"] = round(sim, 6)
+        else:
+            sim = scores.get("structure")
+            failed = sim is None and "edit_distance" in scores
+        langs = tuple(sorted((c.lang1, c.lang2)))
+        if langs in thresholds and i in feats:
+            f, result = feats[i], thresholds[langs]
+            scores["p_d"], scores["l_d"] = round(f.p_d, 6), round(f.l_d, 6)
+            scores["l_d_threshold"] = round(result.threshold, 6)
+            ok = accept(f, result)
+            failed = not ok
+            sim = (1.0 - f.p_d) if ok else None
+        a_content, b_content = index.content(c.url1), index.content(c.url2)
+        model = models.get(c.lang1, c.lang2, site_id)
+        share = scores.get("content_share")
+        too_little = False
+        if not cfg.content_enabled:
+            pass  # no content stage, so no content evidence either way
+        elif a_content is None or b_content is None:
+            too_little = True
+        elif is_new or share is None:
+            m = match_content(model, a_content, b_content, cfg.content_sentence_threshold,
+                              cfg.content_min_sentences) if cfg.content_enabled else None
+            if m is None:
+                too_little = cfg.content_enabled
+            else:
+                share = m.share
+                scores["content_share"], scores["content_mean"] = round(m.share, 6), round(m.mean, 6)
+        pa, pb = ev.pages.get(c.url1), ev.pages.get(c.url2)
+        link = url_key = images = fp = None
+        if pa is not None and pb is not None:
+            link, parts = link_score(pa.links, pb.links, inlink_count=ev.inlink_count)
+            url_key = ev.url_keys.key_score(c.url1, c.url2)
+            # ILSP-FC 3.9: images count for pages at neighbouring depths whose paragraph counts
+            # and text lengths are alike.
+            if (depth_ok(c.url1, c.url2) and a_content is not None and b_content is not None
+                    and ratio(paragraph_count(pa.fingerprint), paragraph_count(pb.fingerprint)) >= _MIN_RATIO
+                    and ratio(_n_tokens(a_content), _n_tokens(b_content)) >= _MIN_RATIO):
+                images = image_jaccard(ev.critical_images(c.url1), ev.critical_images(c.url2))
+            # A fingerprint of one or two paragraphs (a title, a heading) matches any other.
+            if min(paragraph_count(pa.fingerprint), paragraph_count(pb.fingerprint)) >= _MIN_FP_PARAGRAPHS:
+                fp = fingerprint_distance_ratio(pa.fingerprint, pb.fingerprint)
+            scores["link"], scores["url_key"] = round(link, 6), round(url_key, 6)
+            if images is not None:
+                scores["images"] = round(images, 6)
+            if fp is not None:
+                scores["fingerprint_ratio"] = round(fp, 6)
+        dup = near.get(c.url1) or near.get(c.url2) or ""
+        evidence = Evidence(
+            structure=sim, structure_failed=failed, content_share=share,
+            maturity=maturity(model, cfg.content_mature_sentences), url_key=url_key, link=link,
+            images=images, fingerprint_ratio=fp, same_language=c.lang1 == c.lang2,
+            near_duplicate=dup, too_little_content=too_little and not (link and link >= _EXPLICIT_LINK),
+            user=user_scores(scores),
+        )
+        d = decide(evidence, cfg.content_required)
+        scores["decision"] = {"score": d.score, "accepted": d.accepted, "terms": d.terms, "veto": d.veto,
+                              "evidence": {k: v for k, v in vars(evidence).items() if v not in (None, {}, "")}}
+        decided.append((c.id, c.url1, c.lang1, c.url2, c.lang2, d.score, scores, d.accepted))
+        counts["accepted" if d.accepted else "rejected"] += 1
+        if is_new:
+            counts["proposed"] += 1
+            counts["proposed_accepted"] += d.accepted
+    return SiteDecisions(decided, counts, len(thresholds))
