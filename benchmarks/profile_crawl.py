@@ -41,13 +41,13 @@ CRAWL_SETTINGS = [
 
 # (category, substring of a frame's file): the first category any frame of a stack matches wins.
 CATEGORIES: tuple[tuple[str, str], ...] = (
-    ("close: decision", "site_steps/decision.py"),
+    ("close: decision", "matchers/site/site_decision.py"),
     ("close: content re-judging, sweep, sentences", "resolution.py"),
     ("close: one-to-one and final pairs", "crawl/pair_flow.py"),
     ("worker: structure filter", "workers/structure_worker.py"),
     ("worker: page parse", "workers/parse_worker.py"),
-    ("stage: content filter", "site_steps/content.py"),
-    ("stage: dictionary filter", "site_steps/dictionary.py"),
+    ("stage: content filter", "matchers/content/content_filter.py"),
+    ("stage: dictionary filter", "matchers/content/dictionary_judge.py"),
     ("stage: structure filter (crawl process)", "matchers/structure/structure_filter.py"),
     ("writer thread (database)", "store/writer.py"),
     ("stage: page parse (crawl process)", "matchers/page/page_parse.py"),

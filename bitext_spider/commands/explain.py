@@ -1,7 +1,7 @@
 """``bitext explain URL1 URL2`` and ``bitext export keys``: read the decision and the URL pairing
 keys back from the crawl database.
 
-The decision of every candidate (bitext_spider/site_steps/decision.py) is stored with it under
+The decision of every candidate (matchers/site/site_decision.py) is stored with it under
 ``scores["decision"]``: the evidence, each term's contribution, the veto if any, the score and the
 verdict.  URL keys are recomputed from the stored pages' URLs and languages exactly as the crawl
 computes them at close (matchers.site.url_keys).

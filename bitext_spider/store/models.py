@@ -115,7 +115,7 @@ class CandidateRow(_PagePair, Base):
         Index("ix_candidates_site", "site_id"),
     )
     scores: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
-    # The site-level decision at close (bitext_spider/site_steps/decision.py); only accepted candidates are
+    # The site-level decision at close (matchers/site/site_decision.py); only accepted candidates are
     # resolved into pairs.
     accepted: Mapped[bool] = mapped_column(Boolean, default=True)
 

@@ -3,7 +3,7 @@ frequencies, inlink counts, near-duplicates; and each page's links, images, dept
 
 Pages are added as they arrive (pipelines/url_keys.py, link_evidence.py, image_evidence.py,
 fingerprint.py, near_duplicates.py) or from the database when a crawl is
-resumed; the decision at close (bitext_spider/site_steps/decision.py) reads the settled site-wide figures.
+resumed; the decision at close (matchers/site/site_decision.py) reads the settled site-wide figures.
 Kit & Ng (URL keys), *ILSP-FC* 3.8 (near-duplicates) and 3.9 (images, depth, fingerprints).
 """
 
