@@ -170,7 +170,9 @@ class BitextRuntime:
             links.update(dict.fromkeys(page.links))
             if page.eligible and page.lang and page.tokens is not None:
                 content = page_content(page.paragraphs, page.lang) if page.paragraphs else None
-                state.index.register(
+                # The same admission as a live page's (pipelines/size_filter.py); a stored page was
+                # admitted when it arrived, so it is registered again, in arrival order.
+                state.index.admit(
                     PageFeatures(page.url, page.lang, page.size_bytes, page.size_chars, page.n_tags,
                                  page.n_paragraphs, page.tokens, content)
                 )

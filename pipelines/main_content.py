@@ -1,12 +1,14 @@
 """Main-content stage: the page's content paragraphs (boilerplate out, types kept, language per
 paragraph), split into sentences and word tokens for the content filters (matchers.page.main_content,
-matchers.page.page_content).
+matchers.page.page_content).  A resumed crawl rebuilds a stored page's content with the same
+``page_content`` (bitext_spider.runtime).
 
 Papavassiliou et al., *ILSP-FC*, sections 3.3-3.4.  A paragraph of at least
 ``matchers.page.page_parse.MIN_PARAGRAPH_LID_WORDS`` words gets its own language; shorter ones are too
-short to identify and take the page's.  The page-parse worker, when there is one, has already
-extracted, identified and split the paragraphs (pipelines.page_parse); what needs the site's
-other pages, the repeated-boilerplate marking, is done here in arrival order.
+short to identify and take the page's.  The page's one parse (matchers.page.page_parse, in the
+parse worker or in the crawl process, pipelines.page_parse) has already extracted, identified and
+split the paragraphs; what needs the site's other pages, the repeated-boilerplate marking, is
+done here in arrival order.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from scrapy.exceptions import NotConfigured
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from matchers.page.page_content import Piece, StoredParagraph, page_content
-from matchers.page.page_parse import paragraph_language
 from pipelines.base import MatchingStage, pages_only
 
 
@@ -46,11 +47,11 @@ class MainContentPipeline(MatchingStage):
         kept_pieces: list[list[Piece] | None] = []
         other_lang = 0
         for i, p in enumerate(site.boilerplate.mark(paragraphs, item.lang)):
-            if p.boilerplate:
+            lang = langs[i]
+            # The parse gives every paragraph jusText keeps its language (None only for jusText's
+            # boilerplate), and the site-level marking only adds boilerplate.
+            if p.boilerplate or lang is None:
                 continue
-            known = langs[i]
-            lang = known if known is not None else paragraph_language(p.text, item.lang, self.parse_options,
-                                                                      self.runtime.language)
             if lang != item.lang and lang != "und":
                 other_lang += 1
             kept.append((p.kind, lang, p.text))

@@ -17,8 +17,16 @@ from pipelines.base import MatchingStage, pages_only
 
 
 def size_filter(index: SiteIndex, page: PageFeatures, config: BitextConfig) -> tuple[list[CandidateSet], int]:
-    """Register ``page`` and return its size-passing candidates, and how many were compared."""
-    candidates = index.register(page)
+    """Admit ``page`` to the index (SiteIndex.admit) and return its size-passing candidates, and
+    how many were compared (none for a copy of an earlier page)."""
+    _original, candidates = index.admit(page)
+    return size_candidates(index, page, candidates, config)
+
+
+def size_candidates(
+    index: SiteIndex, page: PageFeatures, candidates: list[CandidateSet], config: BitextConfig
+) -> tuple[list[CandidateSet], int]:
+    """The size-passing ``candidates`` of a just registered ``page``, and how many were compared."""
     compared = 0
     own = (page.size_bytes, page.size_chars, page.n_tags, page.n_paragraphs)
     for cand in candidates:
@@ -43,13 +51,13 @@ class SizeFilterPipeline(MatchingStage):
         page = PageFeatures(
             item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens, item.content
         )
-        original = site.index.duplicate_of(page)
+        original, candidates = site.index.admit(page)
         if original is not None:
             item.eligible = False
             item.note = f"duplicate of {original}"
             self.stats.inc_value("bitext/pages/duplicates")
             return item
-        item.candidates, compared = size_filter(site.index, page, self.config)
+        item.candidates, compared = size_candidates(site.index, page, candidates, self.config)
         passed = sum(len(c) for c in item.candidates)
         self.stats.inc_value("bitext/candidates/compared", compared)
         self.stats.inc_value("bitext/candidates/size", passed)

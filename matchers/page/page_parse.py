@@ -7,8 +7,9 @@ stages (Tomás et al., *WebMining*, section 2.1; Papavassiliou et al., *ILSP-FC*
 3.2-3.4), gathered so that they can run in a worker process (pipelines.page_parse): none of them
 needs anything but the page and the settings.  What depends on the site's other pages (repeated
 boilerplate, the index, the evidence tables) stays in the stages, which finish the work in arrival
-order.  The stages compute the same functions themselves when no worker is configured, so the
-two ways give identical items.
+order.  :func:`parse_page` is the only parse: in the parse worker, in the crawl process with
+``BITEXT_PARSE_WORKERS=0`` (``BitextRuntime.parse_page``), or for an item that reaches a stage
+unparsed (``MatchingStage.parsed``); the stages read its result and never parse again.
 """
 
 from __future__ import annotations

@@ -197,6 +197,16 @@ class SiteIndex:
             self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)
         return candidates
 
+    def admit(self, page: PageFeatures) -> tuple[str | None, list[CandidateSet]]:
+        """The one way a page enters its site's index, as it arrives or when a crawl resumes from
+        the database: ``(URL of the earlier page it copies, [])`` for a copy, which is not
+        registered (it cannot take its original's translation), else ``(None, candidates)`` as
+        :meth:`register` gives them."""
+        original = self.duplicate_of(page)
+        if original is not None:
+            return original, []
+        return None, self.register(page)
+
     def index(self, lang: str) -> LanguageIndex:
         return self.languages[lang]
 
