@@ -111,8 +111,6 @@ def normalize_lang(lang: str) -> str:
     return lang.strip().replace("_", "-").lower()
 
 
-
-
 def stopwords(lang: str) -> frozenset[str]:
     """jusText's stop list for ``lang`` (ISO 639 code, regional variants by base language), normalized.
 
