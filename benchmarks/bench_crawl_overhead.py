@@ -14,8 +14,9 @@ it from a separate process on 127.0.0.1, then runs `scrapy crawl site` in each m
 * ``on-inline``: ``on`` with ``BITEXT_PARSE_WORKERS=0`` (pages parsed in the crawl process).
 
 It reports each mode's median wall time, its ratio to ``off``, pages/s, CPU seconds (the crawl
-process and its workers) and peak memory (maximum resident set size from wait4: the largest of
-the crawl process and its workers, not their sum).  Only ratios of runs made side by side in one
+process and its workers), peak memory (the largest sum of the resident sets of the crawl process
+and its workers, benchmarks/crawl_runs.py) and the share of the crawl's time that came after the
+last response (``bitext/time/after_last_response_s``: the close-time work).  Only ratios of runs made side by side in one
 invocation compare: the same crawl's wall time varies from run to run on a shared machine.
 
     python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--modes off,structure,on] [--json]
@@ -25,8 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import statistics
 import subprocess
 import sys
@@ -36,13 +35,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from crawl_runs import run_crawl  # noqa: E402
 
 from bitext_spider.demo.loopback_server import free_port  # noqa: E402
 from bitext_spider.demo.site import generate_site  # noqa: E402
 
 CRAWL_SETTINGS = [
     "-s", "AUTOTHROTTLE_ENABLED=False", "-s", "CONCURRENT_REQUESTS=32", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32",
-    "-s", "LOG_LEVEL=WARNING", "-s", "BITEXT_LOGSTATS_INTERVAL=0",
+    "-s", "LOG_LEVEL=INFO", "-s", "BITEXT_LOGSTATS_INTERVAL=0",
 ]
 
 
@@ -58,27 +60,14 @@ MODES = {
 
 
 def crawl(seeds: Path, db: Path, mode: str) -> dict[str, float]:
+    log = db.with_suffix(".log")
     cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL=sqlite:///{db}",
-           *MODES[mode], *CRAWL_SETTINGS]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read() if proc.stderr else ""
-    if status != 0:
-        raise SystemExit(f"crawl failed ({status}):\n{err[-3000:]}")
-    import sqlite3
-
-    con = sqlite3.connect(db)
-    pages = con.execute("select count(*) from pages").fetchone()[0]
+           *MODES[mode], *CRAWL_SETTINGS, "-s", f"LOG_FILE={log}"]
+    run = run_crawl(cmd, ROOT, log)
     if mode == "off":
-        # Nothing is stored with bitext off: the pages are the items the spider yielded.
-        m = re.search(r"'item_scraped_count': (\d+)", err)
-        pages = int(m.group(1)) if m else 0
-    pairs = con.execute("select count(*) from pairs").fetchone()[0]
-    con.close()
-    return {"seconds": wall, "pages": pages, "pairs": pairs, "pages_per_s": pages / wall,
-            "peak_rss_mb": usage.ru_maxrss / 1024, "cpu_s": usage.ru_utime + usage.ru_stime}
+        run["pages"] = run["responses"]  # nothing is stored with bitext off
+    run["pages_per_s"] = run["pages"] / run["seconds"]
+    return run
 
 
 def main() -> None:
@@ -116,18 +105,24 @@ def main() -> None:
         "median_seconds": med,
         "ratio_to_off": {m: med[m] / med["off"] for m in modes},
         "peak_rss_mb": {m: max(r["peak_rss_mb"] for r in rs) for m, rs in runs.items()},
+        "after_share": {m: statistics.median(r["after_share"] for r in rs) for m, rs in runs.items()},
     }
     if a.json:
         print(json.dumps(res, indent=1))
         return
     print(f"site: {info.page_count} pages (en, fr), served by a separate process on 127.0.0.1; {a.repeat} runs each")
-    print("| matching | median wall s | ratio to off | pages/s | CPU s | peak RSS MB | pages stored | pairs |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| matching | median wall s | ratio to off | pages/s | CPU s | peak RSS MB (all processes) "
+          "| after last page | pages | pairs |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for m in modes:
         r = runs[m][0]
         print(f"| {m} | {med[m]:.1f} | {res['ratio_to_off'][m]:.2f} | {r['pages'] / med[m]:.0f} "
               f"| {statistics.median(x['cpu_s'] for x in runs[m]):.1f} "
-              f"| {res['peak_rss_mb'][m]:.0f} | {r['pages']} | {r['pairs']} |")
+              f"| {res['peak_rss_mb'][m]:.0f} | {res['after_share'][m]:.1%} | {r['pages']} | {r['pairs']} |")
+    for m in modes:
+        pairs = [f"{b['seconds'] / a['seconds']:.2f}" for a, b in zip(runs["off"], runs[m], strict=True)]
+        if m != "off":
+            print(f"{m}: ratios of the runs made side by side: {', '.join(pairs)}")
 
 
 if __name__ == "__main__":

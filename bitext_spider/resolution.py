@@ -31,9 +31,11 @@ close-time steps know the checks made as pages arrived.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from bitext_spider.config import BitextConfig
@@ -133,7 +135,8 @@ class Resolver:
                 self._step(state, "dictionary", lambda s, f=dictionary: self._dictionary(f, s))
             if self.decision:
                 self._step(state, "decision", self._decision)
-            by_langs = store.resolve_site(state.site_id)
+            with self._timed("one-to-one"):
+                by_langs = store.resolve_site(state.site_id)
             total.update(by_langs)
             logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
             if content is not None:
@@ -142,7 +145,8 @@ class Resolver:
             for key, n in self.content.counts.items():
                 stats.set_value(f"bitext/content/{key}", n)
             stats.set_value("bitext/sentences", sentences)
-        self.runtime.save_models()
+        with self._timed("models"):
+            self.runtime.save_models()
         stats.set_value("bitext/pairs", sum(total.values()))
         for langs, n in sorted(total.items()):
             stats.set_value(f"bitext/pairs/{langs}", n)
@@ -198,13 +202,24 @@ class Resolver:
         return len(records)
 
     def _step(self, state: SiteState, name: str, step: Callable[[SiteState], Any]) -> Any:
+        with self._timed(name):
+            try:
+                return step(state)
+            except Exception:
+                # A failing step must not cost the pairs already found: resolution still runs.
+                logger.exception("site %s: close step %s failed", state.key, name)
+                self.runtime.stats.inc_value("bitext/errors/close_step")
+                return None
+
+    @contextlib.contextmanager
+    def _timed(self, name: str) -> Iterator[None]:
+        start = time.monotonic()
         try:
-            return step(state)
-        except Exception:
-            # A failing step must not cost the pairs already found: resolution still runs.
-            logger.exception("site %s: close step %s failed", state.key, name)
-            self.runtime.stats.inc_value("bitext/errors/close_step")
-            return None
+            yield
+        finally:
+            key = f"bitext/time/close/{name}_s"
+            stats = self.runtime.stats
+            stats.set_value(key, round((stats.get_value(key) or 0.0) + time.monotonic() - start, 3))
 
     def final_pairs(self, site_ids: Iterable[int]) -> list[PairItem]:
         """The stored final pairs of ``site_ids`` as items, in ``bitext export pairs`` order."""

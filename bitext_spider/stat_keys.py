@@ -34,6 +34,8 @@ PLACEHOLDERS: tuple[Placeholder, ...] = (
                 "where the charset came from: `bom`, `header` (HTTP), `meta` (`<meta charset>`), "
                 "`header+utf8`/`meta+utf8` (declared, but the bytes were UTF-8), `detected`, `fallback`"),
     Placeholder("exception", r"[A-Za-z_][A-Za-z0-9_]*", "the class name of a download error (`DNSLookupError`)"),
+    Placeholder("step", r"content|dictionary|decision|one-to-one|sentences|models",
+                "a close-time step (`models`: saving and folding the translation models)"),
 )
 
 _PAGES = "Pages"
@@ -105,6 +107,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/content/model_updates", "Accepted pairs that trained a translation model.", _CONTENT),
     Stat("bitext/content/model_sentences", "Sentence pairs the translation models were trained on.", _CONTENT),
     Stat("bitext/content/sentences_stored", "Aligned sentence pairs stored for final pairs.", _CONTENT),
+    Stat("bitext/content/sentences_aligned_at_close", "Final pairs aligned at close (the others keep the "
+         "alignment a trained model made as their pages arrived).", _CONTENT),
     Stat("bitext/models/saved", "Saves of sites' translation-model training.", _CONTENT),
     Stat("bitext/models/folded_sites", "Sites whose training was folded into the stored models at close.",
          _CONTENT),
@@ -132,6 +136,11 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/time/parse_cpu_ms", "CPU time of page parsing in the parse workers, in milliseconds.", _CRAWL),
     Stat("bitext/time/structure_cpu_ms", "CPU time of the structure filter, in milliseconds.", _CRAWL),
     Stat("bitext/time/content_cpu_ms", "CPU time of the content filter, in milliseconds.", _CRAWL),
+    Stat("bitext/time/after_last_response_s", "Seconds from the last response's arrival to the spider's close "
+         "(the close-time work the crawl waits for).", _CRAWL),
+    Stat("bitext/time/close/<step>_s", "Seconds of each close-time step, summed over the sites and over "
+         "the resolutions of the crawl.", _CRAWL),
+    Stat("bitext/time/resolve_s", "Seconds the resolution at idle took (every site's close-time steps).", _CRAWL),
     Stat("bitext/store/waits", "Times the crawl waited for the database (`BITEXT_WRITER_BACKLOG`).", _CRAWL),
     Stat("bitext/errors/<exception>", "Requests that failed with the download error `<exception>`.", _CRAWL),
     Stat("bitext/errors/parse_worker", "Parse workers replaced (died or timed out).", _CRAWL),

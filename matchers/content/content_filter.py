@@ -18,7 +18,8 @@ Tomás et al., *WebMining*, section 2.3.  As each page arrives:
 
 When the crawl closes, pages still without a candidate in a language get step 2 again with the
 final model (the pages that arrived before the model was trained), and the aligned sentences of
-the final pairs are stored.  The candidate's ranking ``score`` mixes its structure similarity and
+the final pairs are stored: those a trained model aligned as their pages arrived as it did, the
+others aligned with the final model.  The candidate's ranking ``score`` mixes its structure similarity and
 its content share, the share weighing half once the model is trained and less before (content
 alone: half its share).
 """
@@ -97,6 +98,10 @@ class ContentFilter:
         # Content-only checks already made: page pair -> sentences the model had seen then.  The
         # close sweep repeats a check only if the model has grown by a quarter since.
         self._rescue_seen: dict[tuple[int, int], int] = {}
+        # Each page's best accepted match per language, when a trained model made it: the close
+        # stores the final pairs' sentences from it instead of aligning every final pair again
+        # after the last page (a trained model changes little; young models' matches are not kept).
+        self._aligned: dict[tuple[int, int], ContentMatch] = {}
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -157,6 +162,8 @@ class ContentFilter:
                     if lang not in best or score[k] > best[lang][0]:
                         best[lang] = (float(score[k]), m)
         for lang, (_score, m) in best.items():
+            if is_mature(self.models.get(content.lang, lang, site_id), cfg.content_mature_sentences):
+                self._aligned[_pair_key(m.first, m.second)] = m
             if m.share >= cfg.content_train_min_share:
                 self._train(site_id, content.lang, lang, m)
 
@@ -287,15 +294,18 @@ class ContentFilter:
         return found
 
     def sentences(self, site_id: int, index: SiteIndex, pairs: Iterable[FinalPair]) -> list[SentencePair]:
-        """Each final pair aligned with the final model: its sentence pairs, to be stored."""
+        """Each final pair's sentence pairs, to be stored: the alignment made at arrival when a
+        trained model made it, else one made now with the final model."""
         cfg = self.config
         records: list[SentencePair] = []
         for page1, url1, lang1, page2, url2, lang2 in pairs:
             a, b = index.content(url1), index.content(url2)
             if a is None or b is None:
                 continue
-            model = self.models.get(lang1, lang2, site_id)
-            m = match_content(model, a, b, cfg.content_sentence_threshold)
+            m = self._aligned.get(_pair_key(a, b))
+            if m is None:
+                m = match_content(self.models.get(lang1, lang2, site_id), a, b, cfg.content_sentence_threshold)
+                self.count("sentences_aligned_at_close")
             if m is None:
                 continue
             flip = m.first is not a
@@ -305,6 +315,10 @@ class ContentFilter:
                 records.append((page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
         self.count("sentences_stored", len(records))
         return records
+
+
+def _pair_key(a: PageContent, b: PageContent) -> tuple[int, int]:
+    return (min(id(a), id(b)), max(id(a), id(b)))
 
 
 class _Taken:

@@ -56,8 +56,7 @@ def match_content(
     if len(a) < max(1, min_sentences) or len(b) < max(1, min_sentences):
         return None
     first, second = (a, b) if _is_first(model, a.lang) else (b, a)
-    beads = align(first.tokens, second.tokens, first.chars, second.chars, model,
-                  encoded=(first.encoded, second.encoded))
+    beads = align(None, None, first.chars, second.chars, model, encoded=(first.encoded, second.encoded))
     share, mean = content_scores(beads, threshold)
     good = sum(1 for bead in beads if bead.prob > threshold)
     return ContentMatch(float(share), float(mean), good, beads, first, second)

@@ -61,7 +61,7 @@ class DictionaryFilter:
         stop = self._stop.get(content.lang)
         if stop is None:
             stop = self._stop[content.lang] = stopwords(content.lang)
-        bag = bag_of_words((t for sent in content.tokens for t in sent), stop)
+        bag = bag_of_words(content.words, stop)
         result = translate_bag(bag, self.dic, content.lang)
         self._cache[key] = result
         if len(self._cache) > self._cache_pages:

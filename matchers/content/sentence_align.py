@@ -107,8 +107,8 @@ DEFAULT_PARAMS = AlignParams()
 
 
 def align(
-    doc1: Sequence[Sequence[str]],
-    doc2: Sequence[Sequence[str]],
+    doc1: Sequence[Sequence[str]] | None,
+    doc2: Sequence[Sequence[str]] | None,
     chars1: Sequence[int],
     chars2: Sequence[int],
     model: TranslationModel,
@@ -118,13 +118,18 @@ def align(
     """Best alignment of ``doc1`` (``model.lang1``) and ``doc2`` (``model.lang2``) sentences.
 
     ``encoded``: :func:`encode` of the two documents when the caller keeps it (a page is aligned
-    with several candidates, and encoding is a fifth of an alignment's time)."""
-    n1, n2 = len(doc1), len(doc2)
+    with several candidates, and encoding is a fifth of an alignment's time); the documents may
+    then be None."""
+    if encoded is None:
+        if doc1 is None or doc2 is None:
+            raise ValueError("the documents or their encoded form are needed")
+        encoded = (encode(doc1), encode(doc2))
+    (words1, ids1, off1), (words2, ids2, off2) = encoded
+    n1, n2 = len(off1) - 1, len(off2) - 1
     if len(chars1) != n1 or len(chars2) != n2:
         raise ValueError("one character length per sentence is needed")
     if n1 == 0 or n2 == 0:
         return [Bead((i,), (), 0.0, 0.0, 0.0) for i in range(n1)] + [Bead((), (j,), 0.0, 0.0, 0.0) for j in range(n2)]
-    (words1, ids1, off1), (words2, ids2, off2) = encoded or (encode(doc1), encode(doc2))
     lex = model.lexicon(words1, words2)
     ch1 = np.asarray(chars1, np.float64)
     ch2 = np.asarray(chars2, np.float64)

@@ -9,9 +9,12 @@ footer or a quotation in another language does not enter the sentence alignment 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+
+import numpy as np
 
 from matchers.content.sentence_align import Encoded, encode
 from matchers.page.lang_codes import same_language
@@ -25,32 +28,57 @@ StoredParagraph = tuple[str, str, str]
 
 @dataclass
 class PageContent:
-    """Main-content sentences of one page, in the page's language."""
+    """Main-content sentences of one page, in the page's language.
+
+    A site keeps every page's content for later comparisons, so the words are kept once per page
+    (``words``, interned: one string per word form in the process) and the tokens as indices into
+    them (``ids``, sentence ``i`` is ``ids[offsets[i]:offsets[i + 1]]``): a fraction of the memory
+    of a string per token, and the form the sentence aligner reads (:attr:`encoded`)."""
 
     lang: str
     paragraphs: list[StoredParagraph]
     sentences: list[str] = field(default_factory=list)
-    tokens: list[list[str]] = field(default_factory=list)
     chars: list[int] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    offsets: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
 
     @property
     def length(self) -> int:
         """Script-weighted characters of the sentences (CJK counts three, as in the size filter)."""
         return sum(self.chars)
 
-    @cached_property
+    @property
+    def tokens(self) -> list[list[str]]:
+        """Each sentence's word tokens."""
+        words, off = self.words, self.offsets.tolist()
+        flat = [words[i] for i in self.ids.tolist()]
+        return [flat[off[k]:off[k + 1]] for k in range(len(off) - 1)]
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.ids)
+
+    @property
     def encoded(self) -> Encoded:
-        """The sentences' tokens as :func:`matchers.content.sentence_align.encode` gives them, made once:
-        a page is aligned with each of its candidates and with later pages' candidates."""
-        return encode(self.tokens)
+        """The tokens as :func:`matchers.content.sentence_align.encode` gives them."""
+        return self.words, self.ids, self.offsets
 
     @cached_property
     def bag(self) -> frozenset[str]:
         """Distinct word tokens (the bag of words of the dictionary filter)."""
-        return frozenset(t for sent in self.tokens for t in sent)
+        return frozenset(self.words)
 
     def __len__(self) -> int:
         return len(self.sentences)
+
+
+def _finish(content: PageContent, tokens: list[list[str]]) -> PageContent:
+    words, ids, off = encode(tokens)
+    content.words = [sys.intern(w) for w in words]
+    content.ids = ids.astype(np.int32)
+    content.offsets = off
+    return content
 
 
 # One sentence of a paragraph: (text, word tokens, script-weighted characters).
@@ -82,14 +110,15 @@ def page_content(
     as the page-parse worker process sends it.
     """
     content = PageContent(lang=lang, paragraphs=list(paragraphs))
+    all_tokens: list[list[str]] = []
     for i, (_kind, plang, text) in enumerate(paragraphs):
         if plang and plang != "und" and not same_language(plang, lang):
             continue
         split = pieces[i] if pieces is not None else None
         for sentence, tokens, chars in split if split is not None else split_paragraph(text, lang):
             content.sentences.append(sentence)
-            content.tokens.append(tokens)
+            all_tokens.append(tokens)
             content.chars.append(chars)
             if len(content.sentences) >= max_sentences:
-                return content
-    return content
+                return _finish(content, all_tokens)
+    return _finish(content, all_tokens)

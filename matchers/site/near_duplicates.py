@@ -97,15 +97,28 @@ class NearDuplicateIndex:
             self._postings.setdefault(h, set()).add(url)
 
     def _matches(self, hashes: frozenset[bytes]) -> list[tuple[str, float]]:
-        candidates: set[str] = set()
+        # Shared hashes are counted over the postings used to find candidates; a candidate's
+        # overlap is at most that count plus the page's frequent hashes (not used to find it), so
+        # only candidates that bound lets past the threshold get the exact set intersection.
+        shared: dict[str, int] = {}
+        frequent = 0
         for h in hashes:
             urls = self._postings.get(h)
-            if urls and len(urls) <= self.max_postings:
-                candidates |= urls
+            if not urls:
+                continue
+            if len(urls) > self.max_postings:
+                frequent += 1
+                continue
+            for other in urls:
+                shared[other] = shared.get(other, 0) + 1
         found = []
-        for other in candidates:
+        n = len(hashes)
+        for other, count in shared.items():
             theirs = self._pages[other]
-            share = len(hashes & theirs) / min(len(hashes), len(theirs))
+            shorter = min(n, len(theirs))
+            if (count + frequent) / shorter <= self.threshold:
+                continue
+            share = (len(hashes & theirs) if frequent else count) / shorter
             if share > self.threshold:  # strictly more, as the paper says
                 found.append((other, share))
         return found

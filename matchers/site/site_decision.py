@@ -56,7 +56,7 @@ _MIN_RATIO = 0.5
 
 
 def _n_tokens(content: PageContent) -> int:
-    return sum(len(t) for t in content.tokens)
+    return content.n_tokens
 # Link evidence this strong (an hreflang or language-switcher link) is the site's own statement
 # that two pages are translations, so it pairs pages without main content too.
 _EXPLICIT_LINK = 0.7
@@ -119,6 +119,19 @@ def _structure(index: SiteIndex, max_ratio: float, url_a: str, url_b: str) -> tu
     return float(similarity(d, len(tokens_a), other_len)[0]), False
 
 
+def _supported(ev: SiteEvidence, url_a: str, url_b: str) -> bool:
+    """Whether the evidence that proposes a pair scores it at all.  A plain one-way link (every
+    page's link to the other language's home page) proposes a pair with a link score of 0 and no
+    URL key: aligning its content and comparing its structure would decide nothing the page
+    filters have not, at the price of a content alignment per page of the site."""
+    pa, pb = ev.pages.get(url_a), ev.pages.get(url_b)
+    if pa is None or pb is None:
+        return False
+    if ev.url_keys.key_score(url_a, url_b) > 0:
+        return True
+    return link_score(pa.links, pb.links, inlink_count=ev.inlink_count)[0] > 0
+
+
 def _tokens(index: SiteIndex, url: str) -> np.ndarray | None:
     where = index.locate(url)
     if where is None:
@@ -146,7 +159,7 @@ def decide_site(
         if frozenset((a, b)) in known:
             continue
         wa, wb = index.locate(a), index.locate(b)
-        if wa is None or wb is None or wa[0] == wb[0]:
+        if wa is None or wb is None or wa[0] == wb[0] or not _supported(ev, a, b):
             continue
         extra.append(ProposedPair(a, wa[0], b, wb[0]))
     # Unsupervised structure thresholds per language pair (Algorithm 1).
