@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from matchers.page.linearize import Linearized
-from matchers.page.page_content import PageContent
+from matchers.page.page_content import PageContent, StoredParagraph
 from matchers.page.page_parse import ParsedPage
 from matchers.site.page_index import CandidateSet
 
@@ -40,6 +40,9 @@ class PageItem:
     lang_score: float = 0.0
     eligible: bool = False
     content: PageContent | None = field(default=None, repr=False)
+    # The main-content paragraphs (kind, language, text) the content was made from: stored with
+    # the page and read by the evidence stages at arrival; the site's index keeps only the content.
+    paragraphs: list[StoredParagraph] = field(default_factory=list, repr=False)
     outlinks: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
     images: list[str] = field(default_factory=list, repr=False)
     candidates: list[CandidateSet] = field(default_factory=list, repr=False)

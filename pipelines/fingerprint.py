@@ -13,5 +13,5 @@ class FingerprintPipeline(EvidenceStage):
     @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.eligible and item.lang is not None and item.content is not None:
-            self.runtime.site(item.site).evidence.add_fingerprint(item.url, item.lang, item.content.paragraphs)
+            self.runtime.site(item.site).evidence.add_fingerprint(item.url, item.lang, item.paragraphs)
         return item

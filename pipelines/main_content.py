@@ -56,6 +56,7 @@ class MainContentPipeline(MatchingStage):
                 other_lang += 1
             kept.append((p.kind, lang, p.text))
             kept_pieces.append(pieces[i])
+        item.paragraphs = kept
         item.content = page_content(kept, item.lang, pieces=kept_pieces)
         self.stats.inc_value("bitext/content/paragraphs", len(kept))
         self.stats.inc_value("bitext/content/boilerplate", len(paragraphs) - len(kept))

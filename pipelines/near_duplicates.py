@@ -14,5 +14,5 @@ class NearDuplicatePipeline(EvidenceStage):
     @pages_only
     def process_item(self, item: PageItem, spider: Any = None) -> PageItem:
         if item.eligible and item.lang is not None and item.content is not None:
-            self.runtime.site(item.site).evidence.add_paragraph_hashes(item.url, item.lang, item.content.paragraphs)
+            self.runtime.site(item.site).evidence.add_paragraph_hashes(item.url, item.lang, item.paragraphs)
         return item

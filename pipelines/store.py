@@ -41,7 +41,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         text=f.text if f else "",
         tokens=f.tokens.astype(np.int32).tobytes() if f is not None else None,
         links=item.links,
-        paragraphs=[list(p) for p in item.content.paragraphs] if item.content is not None else [],
+        paragraphs=[list(p) for p in item.paragraphs] if item.content is not None else [],
         outlinks=[list(x) for x in item.outlinks],
         images=item.images,
         note=item.note[:255],

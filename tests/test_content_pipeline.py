@@ -251,3 +251,20 @@ def test_a_young_models_judgment_is_made_again_at_close(tmp_path):
     assert {frozenset((c.url1, c.url2)) for c in store.candidates()} == {
         frozenset(("http://s.test/en/a", "http://s.test/fr/a"))}
     store.close()
+
+
+def test_kept_alignment_gives_the_sentence_pairs_of_the_match_and_content_keeps_its_tokens():
+    from matchers.content.content_match import match_content
+    from matchers.content.translation_model import TranslationModel
+    from matchers.page.page_content import page_content
+
+    en = page_content([("p", "en", "The river is long. It crosses the city."), ("h", "en", "The old bridge")], "en")
+    fr = page_content([("p", "fr", "La rivière est longue. Elle traverse la ville."), ("h", "fr", "Le vieux pont")], "fr")
+    assert en.tokens == [word_tokens(s) for s in en.sentences]
+    assert en.bag == {w for sent in en.tokens for w in sent}
+    assert en.n_tokens == sum(len(t) for t in en.tokens)
+    match = match_content(TranslationModel("en", "fr"), en, fr, 0.3)
+    assert match is not None and match.sentence_pairs()
+    kept = match.aligned()
+    assert kept.sentence_pairs() == match.sentence_pairs()
+    assert kept.rows.nbytes == 40 * len(match.sentence_pairs())

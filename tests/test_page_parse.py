@@ -65,7 +65,7 @@ def comparable(item: PageItem) -> dict:
         "tokens": item.features.tokens.tolist(), "blocks": item.features.blocks, "title": item.features.title,
         "too_large": item.too_large, "lang": item.lang, "lang_score": item.lang_score, "eligible": item.eligible,
         "outlinks": item.outlinks, "images": item.images,
-        "paragraphs": None if content is None else content.paragraphs,
+        "paragraphs": None if content is None else item.paragraphs,
         "sentences": None if content is None else content.sentences,
         "tokens_c": None if content is None else content.tokens,
         "chars": None if content is None else content.chars,

@@ -191,6 +191,7 @@ class FinalPairs:
 
     async def _finish(self) -> None:
         start = time.monotonic()
+        logger.info("spider idle: resolving the pairs of %d sites", len(self.runtime.sites))
         try:
             await asyncio.to_thread(self.runtime.resolve)
             site_ids = [s.site_id for s in self.runtime.sites.values()]

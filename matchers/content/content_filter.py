@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from matchers.content.content_match import ContentMatch, length_difference, match_content
+from matchers.content.content_match import AlignedSentences, ContentMatch, length_difference, match_content
 from matchers.content.content_schedule import combined_score, is_mature, maturity, required_share
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
@@ -101,7 +101,7 @@ class ContentFilter:
         # Each page's best accepted match per language, when a trained model made it: the close
         # stores the final pairs' sentences from it instead of aligning every final pair again
         # after the last page (a trained model changes little; young models' matches are not kept).
-        self._aligned: dict[tuple[int, int], ContentMatch] = {}
+        self._aligned: dict[tuple[int, int], AlignedSentences] = {}
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -163,7 +163,7 @@ class ContentFilter:
                         best[lang] = (float(score[k]), m)
         for lang, (_score, m) in best.items():
             if is_mature(self.models.get(content.lang, lang, site_id), cfg.content_mature_sentences):
-                self._aligned[_pair_key(m.first, m.second)] = m
+                self._aligned[_pair_key(m.first, m.second)] = m.aligned()
             if m.share >= cfg.content_train_min_share:
                 self._train(site_id, content.lang, lang, m)
 
@@ -302,7 +302,7 @@ class ContentFilter:
             a, b = index.content(url1), index.content(url2)
             if a is None or b is None:
                 continue
-            m = self._aligned.get(_pair_key(a, b))
+            m: AlignedSentences | ContentMatch | None = self._aligned.get(_pair_key(a, b))
             if m is None:
                 m = match_content(self.models.get(lang1, lang2, site_id), a, b, cfg.content_sentence_threshold)
                 self.count("sentences_aligned_at_close")

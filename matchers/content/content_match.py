@@ -10,6 +10,7 @@ arrived first.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,8 +42,30 @@ class ContentMatch:
             out.append((_join(self.first, bead.src), _join(self.second, bead.tgt), float(bead.prob)))
         return out
 
+    def aligned(self) -> AlignedSentences:
+        """The sentence pairs in a compact form, to be kept until the pair's sentences are stored."""
+        rows = [(b.src[0], b.src[-1] + 1, b.tgt[0], b.tgt[-1] + 1, b.prob) for b in self.beads if b.src and b.tgt]
+        return AlignedSentences(self.first, self.second, np.array(rows, dtype=np.float64).reshape(-1, 5))
 
-def _join(content: PageContent, idx: tuple[int, ...]) -> str:
+
+@dataclass(slots=True)
+class AlignedSentences:
+    """A match's sentence pairs as rows ``(first from, first to, second from, second to, prob)``
+    (a bead's sentences are consecutive): a few bytes a pair where the beads take hundreds."""
+
+    first: PageContent
+    second: PageContent
+    rows: np.ndarray
+
+    def sentence_pairs(self) -> list[tuple[str, str, float]]:
+        """As :meth:`ContentMatch.sentence_pairs` gives them."""
+        return [
+            (_join(self.first, range(int(a), int(b))), _join(self.second, range(int(c), int(d))), float(p))
+            for a, b, c, d, p in self.rows.tolist()
+        ]
+
+
+def _join(content: PageContent, idx: Iterable[int]) -> str:
     # Sentences of scripts written without spaces are joined without one.
     sep = "" if primary_subtag(content.lang) in ("zh", "ja", "th", "lo", "km", "my") else " "
     return sep.join(content.sentences[i].strip() for i in idx)

@@ -36,7 +36,6 @@ class PageContent:
     of a string per token, and the form the sentence aligner reads (:attr:`encoded`)."""
 
     lang: str
-    paragraphs: list[StoredParagraph]
     sentences: list[str] = field(default_factory=list)
     chars: list[int] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
@@ -109,7 +108,7 @@ def page_content(
     given, holds each paragraph's :func:`split_paragraph` already made (None where it was not),
     as the page-parse worker process sends it.
     """
-    content = PageContent(lang=lang, paragraphs=list(paragraphs))
+    content = PageContent(lang=lang)
     all_tokens: list[list[str]] = []
     for i, (_kind, plang, text) in enumerate(paragraphs):
         if plang and plang != "und" and not same_language(plang, lang):

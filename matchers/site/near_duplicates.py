@@ -28,10 +28,13 @@ in the overlap of the candidates found).  Decisions, where the paper's batch rul
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from matchers.page.lang_codes import same_language
 from matchers.structure.fingerprint import content_paragraphs
@@ -68,14 +71,18 @@ class NearDuplicate:
 
 
 class NearDuplicateIndex:
-    """Incremental near-duplicate detection among the pages of one site in one language."""
+    """Incremental near-duplicate detection among the pages of one site in one language.
+
+    A site keeps this for every page it crawls, so hashes are kept as 64-bit integers (the first
+    eight bytes of the MD5), a page's as one array, and the postings as lists of page numbers."""
 
     def __init__(self, threshold: float = NEAR_DUPLICATE_SHARE, max_postings: int = MAX_POSTINGS) -> None:
         self.threshold = threshold
         self.max_postings = max_postings
-        self._pages: dict[str, frozenset[bytes]] = {}  # indexed (kept) pages
-        self._order: dict[str, int] = {}  # arrival rank, for ties
-        self._postings: dict[bytes, set[str]] = {}
+        self._pages: dict[int, np.ndarray] = {}  # indexed (kept) pages: number -> sorted hashes
+        self._number: dict[str, int] = {}  # url -> number, in arrival order (ties go to the lower)
+        self._url: dict[int, str] = {}
+        self._postings: dict[int, list[int]] = {}
         self._dropped: dict[str, str] = {}  # dropped url -> kept url (resolved on read)
         self._seen = 0
 
@@ -84,32 +91,41 @@ class NearDuplicateIndex:
         return len(self._pages)
 
     def _remove(self, url: str) -> None:
-        for h in self._pages.pop(url, frozenset()):
-            urls = self._postings.get(h)
-            if urls is not None:
-                urls.discard(url)
-                if not urls:
+        number = self._number.get(url)
+        hashes = self._pages.pop(number, None) if number is not None else None
+        if hashes is None:
+            return
+        for h in hashes.tolist():
+            pages = self._postings.get(h)
+            if pages is not None:
+                with contextlib.suppress(ValueError):
+                    pages.remove(number)
+                if not pages:
                     del self._postings[h]
 
-    def _insert(self, url: str, hashes: frozenset[bytes]) -> None:
-        self._pages[url] = hashes
+    def _insert(self, number: int, hashes: list[int]) -> None:
+        self._pages[number] = np.array(sorted(hashes), dtype=np.uint64)
         for h in hashes:
-            self._postings.setdefault(h, set()).add(url)
+            pages = self._postings.get(h)
+            if pages is None:
+                self._postings[h] = [number]
+            else:
+                pages.append(number)
 
-    def _matches(self, hashes: frozenset[bytes]) -> list[tuple[str, float]]:
+    def _matches(self, hashes: set[int]) -> list[tuple[int, float]]:
         # Shared hashes are counted over the postings used to find candidates; a candidate's
         # overlap is at most that count plus the page's frequent hashes (not used to find it), so
-        # only candidates that bound lets past the threshold get the exact set intersection.
-        shared: dict[str, int] = {}
+        # only candidates that bound lets past the threshold get the exact intersection.
+        shared: dict[int, int] = {}
         frequent = 0
         for h in hashes:
-            urls = self._postings.get(h)
-            if not urls:
+            pages = self._postings.get(h)
+            if not pages:
                 continue
-            if len(urls) > self.max_postings:
+            if len(pages) > self.max_postings:
                 frequent += 1
                 continue
-            for other in urls:
+            for other in pages:
                 shared[other] = shared.get(other, 0) + 1
         found = []
         n = len(hashes)
@@ -118,7 +134,9 @@ class NearDuplicateIndex:
             shorter = min(n, len(theirs))
             if (count + frequent) / shorter <= self.threshold:
                 continue
-            share = (len(hashes & theirs) if frequent else count) / shorter
+            if frequent:
+                count = sum(1 for h in theirs.tolist() if h in hashes)
+            share = count / shorter
             if share > self.threshold:  # strictly more, as the paper says
                 found.append((other, share))
         return found
@@ -131,24 +149,29 @@ class NearDuplicateIndex:
         """
         self._remove(url)
         self._dropped.pop(url, None)
-        mine = frozenset(hashes)
+        mine = {int.from_bytes(h[:8], "little") for h in hashes}
         if not mine:
             return []
         self._seen += 1
-        self._order[url] = self._seen
+        number = self._seen
+        old = self._number.get(url)
+        if old is not None:
+            del self._url[old]
+        self._number[url], self._url[number] = number, url
         matches = self._matches(mine)
         # The earlier page wins ties, so "at least as long" keeps it.
         keepers = [(o, s) for o, s in matches if len(self._pages[o]) >= len(mine)]
         if keepers:
-            kept, share = max(keepers, key=lambda m: (m[1], len(self._pages[m[0]]), -self._order[m[0]]))
-            self._dropped[url] = kept
-            return [NearDuplicate(kept=kept, dropped=url, share=share)]
+            kept, share = max(keepers, key=lambda m: (m[1], len(self._pages[m[0]]), -m[0]))
+            self._dropped[url] = self._url[kept]
+            return [NearDuplicate(kept=self._url[kept], dropped=url, share=share)]
         decisions = []
-        for other, share in sorted(matches, key=lambda m: self._order[m[0]]):
-            self._remove(other)
-            self._dropped[other] = url
-            decisions.append(NearDuplicate(kept=url, dropped=other, share=share))
-        self._insert(url, mine)
+        for other, share in sorted(matches):
+            other_url = self._url[other]
+            self._remove(other_url)
+            self._dropped[other_url] = url
+            decisions.append(NearDuplicate(kept=url, dropped=other_url, share=share))
+        self._insert(number, sorted(mine))
         return decisions
 
     def kept_for(self, url: str) -> str:
