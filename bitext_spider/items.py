@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from matchers.content.content_match import AlignedSentences
 from matchers.page.linearize import Linearized
 from matchers.page.page_content import PageContent, StoredParagraph
 from matchers.page.page_parse import ParsedPage
@@ -46,6 +47,9 @@ class PageItem:
     outlinks: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
     images: list[str] = field(default_factory=list, repr=False)
     candidates: list[CandidateSet] = field(default_factory=list, repr=False)
+    # The page's best match per language as a trained content model aligned it: (other URL,
+    # other language, sentences), stored with the page.
+    aligned: list[tuple[str, str, AlignedSentences]] = field(default_factory=list, repr=False)
     note: str = ""
 
 

@@ -14,8 +14,9 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
    (matchers/site/site_decision.py);
 4. **one-to-one**: the accepted candidates are resolved best score first into the site's final
    pairs, replacing the previous ones (``Store.resolve_site``, matchers/site/one_to_one.py);
-5. **sentences** (content filter on): the final pairs are aligned with the final models and their
-   sentence pairs stored.
+5. **sentences** (content filter on): the sentences stored as pages arrived (a trained model's
+   alignment of each page with its best match) are kept for the final pairs and deleted for the
+   others; the final pairs without stored sentences are aligned with the final models.
 
 Then every site's model training is saved and, with ``BITEXT_CONTENT_MODEL_FOLD``, folded into the
 stored models.  A step that fails is logged and counted (``bitext/errors/close_step``); the steps
@@ -144,6 +145,7 @@ class Resolver:
         if self.content is not None:
             for key, n in self.content.counts.items():
                 stats.set_value(f"bitext/content/{key}", n)
+            stats.set_value("bitext/content/sentences_stored", sentences)
             stats.set_value("bitext/sentences", sentences)
         with self._timed("models"):
             self.runtime.save_models()
@@ -196,10 +198,10 @@ class Resolver:
 
     def _sentences(self, content: ContentFilter, state: SiteState) -> int:
         store = self.runtime.store
-        records = [SentenceRecord(*r) for r in
-                   content.sentences(state.site_id, state.index, store.site_pairs(state.site_id))]
-        store.replace_sentences(state.site_id, records)
-        return len(records)
+        stored = store.keep_final_sentences(state.site_id)
+        todo = [p for p in store.site_pairs(state.site_id) if (p[0], p[3]) not in stored]
+        store.add_sentences(state.site_id, [SentenceRecord(*r) for r in content.sentences(state.site_id, state.index, todo)])
+        return store.count_sentences(state.site_id)
 
     def _step(self, state: SiteState, name: str, step: Callable[[SiteState], Any]) -> Any:
         with self._timed(name):

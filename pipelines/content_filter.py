@@ -19,10 +19,10 @@ from matchers.content.content_filter import ContentFilter
 from pipelines.base import MatchingStage, pages_only
 
 
-def _timed(fn: Any, *args: Any) -> float:
+def _timed(fn: Any, *args: Any) -> tuple[Any, float]:
     t0 = time.thread_time()
-    fn(*args)
-    return time.thread_time() - t0
+    out = fn(*args)
+    return out, time.thread_time() - t0
 
 
 class ContentFilterPipeline(MatchingStage):
@@ -53,11 +53,12 @@ class ContentFilterPipeline(MatchingStage):
         if item.content is None or not item.eligible:
             return item
         state = self.runtime.site(item.site)
-        cpu = await asyncio.get_running_loop().run_in_executor(
+        aligned, cpu = await asyncio.get_running_loop().run_in_executor(
             self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
             item.candidates,
         )
         self._cpu.add(self.stats, cpu)
+        item.aligned = [(state.index.index(lang).urls[row], lang, kept) for lang, row, kept in aligned]
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/content", sum(len(c) for c in item.candidates))
         self._publish()

@@ -13,7 +13,7 @@ from scrapy.exceptions import NotConfigured
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
-from bitext_spider.store.records import CandidateRecord, PageRecord
+from bitext_spider.store.records import AlignedRecord, CandidateRecord, PageRecord
 from matchers.site.one_to_one import rank_scores
 from pipelines.base import pages_only
 
@@ -62,7 +62,12 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         for i, row in enumerate(cand.rows[keep].tolist()):
             scores = {k: col[i] for k, col in zip(names, columns, strict=True)}
             candidates.append(CandidateRecord(urls[row], cand.lang, rank[i], scores))
-    return PageRecord(site_id=site_id, values=values, candidates=candidates)
+    aligned = [
+        AlignedRecord(url, lang, [(b, a, p) for a, b, p in kept.sentence_pairs()] if kept.first is not item.content
+                      else kept.sentence_pairs())
+        for url, lang, kept in item.aligned
+    ]
+    return PageRecord(site_id=site_id, values=values, candidates=candidates, aligned=aligned)
 
 
 class StorePipeline:
@@ -97,6 +102,7 @@ class StorePipeline:
         item.html = None
         item.parsed = None
         item.candidates = []
+        item.aligned = []
         item.content = None
         return item
 

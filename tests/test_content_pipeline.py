@@ -268,3 +268,29 @@ def test_kept_alignment_gives_the_sentence_pairs_of_the_match_and_content_keeps_
     kept = match.aligned()
     assert kept.sentence_pairs() == match.sentence_pairs()
     assert kept.rows.nbytes == 40 * len(match.sentence_pairs())
+
+
+def test_sentences_of_a_trained_models_match_are_stored_as_the_page_arrives_and_kept_if_final(tmp_path):
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10)
+    train(runtime)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    assert runtime.writer.flush(10)
+    store = Store(runtime.config.db_url, create=False)
+    query = "select p1.url, p2.url, text1, text2 from sentences join pages p1 on p1.id = page1_id " \
+            "join pages p2 on p2.id = page2_id order by position"
+    at_arrival = list(store.engine.connect().exec_driver_sql(query))
+    assert at_arrival and {(u1, u2) for u1, u2, _, _ in at_arrival} == {("http://s.test/en/a", "http://s.test/fr/a")}
+    assert any("library" in t1 and "bibliothèque" in t2 for _, _, t1, t2 in at_arrival)
+    close()
+    assert list(store.engine.connect().exec_driver_sql(query)) == at_arrival  # final: kept as stored
+    assert crawler.stats.get_value("bitext/content/sentences_aligned_at_close", 0) == 0
+    assert crawler.stats.get_value("bitext/content/sentences_stored") == len(at_arrival)
+    # A pair that is no longer final loses its sentences at the next resolution.
+    with store.engine.begin() as con:
+        con.exec_driver_sql("delete from candidates")
+    runtime2 = BitextRuntime.of(get_crawler(SiteSpider, {"BITEXT_DB_URL": runtime.config.db_url}))
+    runtime2.open_site(SITE)
+    runtime2.close()
+    assert list(store.engine.connect().exec_driver_sql(query)) == []
+    store.close()

@@ -12,46 +12,29 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, select, text, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased
 
+from bitext_spider.store.dialect import insert_for as _insert
+from bitext_spider.store.model_rows import ModelRows
 from bitext_spider.store.models import (
     CandidateRow,
     PageRow,
     PairRow,
     SentenceRow,
-    SiteModelRow,
     SiteRow,
-    TranslationModelRow,
     make_engine,
 )
 from bitext_spider.store.records import (
-    ModelRecord,
     PageRecord,
     SentenceRecord,
     SiteCandidate,
-    StoredModel,
     StoredPage,
-    StoredSiteModel,
 )
 from matchers.site.one_to_one import Scored, resolve_one_to_one
 
 logger = logging.getLogger(__name__)
-
-
-def _insert(engine: Engine, table: Any) -> Any:
-    """``INSERT`` that can take ``ON CONFLICT DO NOTHING`` on the engine's dialect."""
-    if engine.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
-    else:
-        from sqlalchemy.dialects.sqlite import insert
-    return insert(table)
-
-
-class _Changed(Exception):
-    """A row changed since it was read: the transaction is rolled back."""
 
 
 # PostgreSQL errors after which the whole transaction is simply run again: deadlock (two writers
@@ -90,7 +73,7 @@ def _tiebreak(scores: dict[str, Any] | None) -> tuple[float, ...]:
     return tuple(out)
 
 
-class Store:
+class Store(ModelRows):
     """Database access for the crawl and the ``bitext`` command."""
 
     def __init__(self, url: str, create: bool = True) -> None:
@@ -172,6 +155,7 @@ class Store:
             wanted.update(
                 c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
             )
+            wanted.update(a.other_url for rec in records for a in rec.aligned if a.other_url not in self._ids)
             for chunk in _chunks(sorted(wanted), 500):
                 for url, page_id in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk))):
                     new_ids[url] = page_id
@@ -191,174 +175,36 @@ class Store:
                     )
             if rows:
                 s.execute(cand_insert, rows)
+            sentences = self._aligned_rows(records, new_ids)
+            if sentences:
+                s.execute(self._sentence_insert(), sentences)
         # Only after the commit: a rolled-back id must not be remembered.
         self._ids.update(new_ids)
 
-    # -- translation models -----------------------------------------------------------------
-    def save_models(self, models: list[ModelRecord]) -> None:
-        """Upsert model snapshots (the last one of a language pair wins).
+    def _aligned_rows(self, records: list[PageRecord], new_ids: dict[str, int]) -> list[dict[str, Any]]:
+        rows = []
+        for rec in records:
+            page_id = new_ids[rec.url]
+            lang = rec.values.get("lang") or ""
+            for a in rec.aligned:
+                other = new_ids.get(a.other_url) or self._ids.get(a.other_url)
+                if other is None:
+                    continue
+                p1, l1, p2, l2 = _ordered(page_id, lang, other, a.other_lang)
+                flip = p1 != page_id
+                for pos, (own, theirs, prob) in enumerate(a.pairs):
+                    t1, t2 = (theirs, own) if flip else (own, theirs)
+                    rows.append(dict(site_id=rec.site_id, page1_id=p1, page2_id=p2, position=pos, lang1=l1,
+                                     lang2=l2, text1=t1, text2=t2, score=round(prob, 6)))
+        if self._pg:
+            rows = [{k: _no_nul(v) for k, v in row.items()} for row in rows]
+        return rows
 
-        The crawl merges instead (:meth:`replace_model`, ``ModelRegistry``); this overwrites, for
-        tools that mean to replace a model."""
-        latest = {(m.lang1, m.lang2): m for m in models}
-        stmt = _insert(self.engine, TranslationModelRow.__table__)
-        stmt = stmt.on_conflict_do_update(
-            index_elements=["lang1", "lang2"],
-            set_=dict(
-                pairs_seen=stmt.excluded.pairs_seen,
-                sentences_seen=stmt.excluded.sentences_seen,
-                state=stmt.excluded.state,
-            ),
+    def _sentence_insert(self) -> Any:
+        return _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
+            index_elements=["page1_id", "page2_id", "position"]
         )
-        rows = [
-            dict(lang1=m.lang1, lang2=m.lang2, pairs_seen=m.pairs_seen, sentences_seen=m.sentences_seen,
-                 state=m.state)
-            for m in sorted(latest.values(), key=lambda m: (m.lang1, m.lang2))
-        ]
 
-        def run() -> None:
-            with Session(self.engine) as s, s.begin():
-                s.execute(stmt, rows)
-
-        self._retrying(run)
-
-    def model_row(self, lang1: str, lang2: str) -> StoredModel | None:
-        """The stored state of a language pair's model with its version, read together."""
-        with Session(self.engine) as s:
-            row = s.execute(
-                select(TranslationModelRow.state, TranslationModelRow.pairs_seen, TranslationModelRow.sentences_seen)
-                .where(TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2)
-            ).one_or_none()
-        return None if row is None else StoredModel(row[0], int(row[1]), int(row[2]))
-
-    def model_version(self, lang1: str, lang2: str) -> tuple[int, int] | None:
-        """``(sentences_seen, pairs_seen)`` of the stored model, without reading its state."""
-        with Session(self.engine) as s:
-            row = s.execute(
-                select(TranslationModelRow.sentences_seen, TranslationModelRow.pairs_seen)
-                .where(TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2)
-            ).one_or_none()
-        return None if row is None else (int(row[0]), int(row[1]))
-
-    def replace_model(self, record: ModelRecord, expected: tuple[int, int] | None) -> bool:
-        """Store ``record`` only if the stored model still has the version ``expected``
-        (``(sentences_seen, pairs_seen)``; ``None``: no row yet).  Returns whether it was written.
-
-        A compare-and-set for folding writers (``bitext_spider.store.model_registry``): each write adds
-        counts, so the version only grows and a row read at ``expected`` is unchanged as long as
-        the version is.  The condition is checked by the database under the row's write lock
-        (SQLite: the database lock; PostgreSQL re-checks the WHERE on the latest row version after
-        waiting for a concurrent updater), so two processes cannot both write on the same read.
-        """
-        def run() -> bool:
-            with Session(self.engine) as s, s.begin():
-                return self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected)
-
-        return bool(self._retrying(run))
-
-    def _compare_and_set(
-        self, s: Session, table: Any, key: dict[str, Any], record: ModelRecord, expected: tuple[int, int] | None
-    ) -> bool:
-        """Write ``record`` into the row of ``key`` + its languages if its version is ``expected``."""
-        key = dict(key, lang1=record.lang1, lang2=record.lang2)
-        values = dict(pairs_seen=record.pairs_seen, sentences_seen=record.sentences_seen, state=record.state)
-        if expected is None:
-            stmt = (
-                _insert(self.engine, table)
-                .values(**key, **values)
-                .on_conflict_do_nothing(index_elements=list(key))
-                # Whether a row went in: SQLAlchemy runs a single-row INSERT with RETURNING on
-                # PostgreSQL, whose rowcount is then -1, so it is asked for explicitly.
-                .returning(table.c.id)
-            )
-            return s.execute(stmt).first() is not None
-        cond = [table.c[k] == v for k, v in key.items()]
-        stmt = (
-            table.update()
-            .where(*cond, table.c.sentences_seen == expected[0], table.c.pairs_seen == expected[1])
-            .values(**values)
-        )
-        return s.execute(stmt).rowcount == 1
-
-    # -- each site's training, until it is folded into the models ------------------------------
-    def site_model_row(self, site_id: int, lang1: str, lang2: str) -> StoredModel | None:
-        with Session(self.engine) as s:
-            row = s.execute(
-                select(SiteModelRow.state, SiteModelRow.pairs_seen, SiteModelRow.sentences_seen).where(
-                    SiteModelRow.site_id == site_id, SiteModelRow.lang1 == lang1, SiteModelRow.lang2 == lang2
-                )
-            ).one_or_none()
-        return None if row is None else StoredModel(row[0], int(row[1]), int(row[2]))
-
-    def replace_site_model(self, site_id: int, record: ModelRecord, expected: tuple[int, int] | None) -> bool:
-        """:meth:`replace_model` for a site's row of ``site_models``."""
-        def run() -> bool:
-            with Session(self.engine) as s, s.begin():
-                return self._compare_and_set(s, SiteModelRow.__table__, {"site_id": site_id}, record, expected)
-
-        return bool(self._retrying(run))
-
-    def site_model_pairs(self, site_ids: Collection[int] | None = None) -> list[tuple[str, str]]:
-        """Language pairs with unfolded site training (of ``site_ids``, or all)."""
-        q = select(SiteModelRow.lang1, SiteModelRow.lang2).distinct()
-        if site_ids is not None:
-            q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
-        with Session(self.engine) as s:
-            return sorted((r[0], r[1]) for r in s.execute(q).all())
-
-    def site_models(
-        self, site_ids: Collection[int] | None = None, pair: tuple[str, str] | None = None
-    ) -> list[StoredSiteModel]:
-        """Unfolded site training (of ``site_ids``, or all; of ``pair``, or all), by language pair
-        and site key."""
-        q = select(
-            SiteModelRow.site_id, SiteRow.key, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
-            SiteModelRow.pairs_seen, SiteModelRow.sentences_seen,
-        ).join(SiteRow, SiteRow.id == SiteModelRow.site_id)
-        if site_ids is not None:
-            q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
-        if pair is not None:
-            q = q.where(SiteModelRow.lang1 == pair[0], SiteModelRow.lang2 == pair[1])
-        with Session(self.engine) as s:
-            rows = s.execute(q).all()
-        out = [StoredSiteModel(r[0], r[1], r[2], r[3], StoredModel(r[4], int(r[5]), int(r[6]))) for r in rows]
-        return sorted(out, key=lambda m: (m.lang1, m.lang2, m.site_key))
-
-    def fold_site_models(
-        self, record: ModelRecord, expected: tuple[int, int] | None, folded: list[StoredSiteModel]
-    ) -> bool:
-        """In one transaction: write the model ``record`` (compare-and-set on ``expected``) and
-        delete the site rows ``folded`` it includes, each only if unchanged since read.  Returns
-        whether it happened; if any condition fails nothing is written."""
-        t = SiteModelRow.__table__
-
-        def run() -> bool:
-            try:
-                with Session(self.engine) as s, s.begin():
-                    if not self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected):
-                        return False
-                    for m in folded:
-                        gone = s.execute(delete(t).where(
-                            t.c.site_id == m.site_id, t.c.lang1 == m.lang1, t.c.lang2 == m.lang2,
-                            t.c.sentences_seen == m.model.sentences_seen, t.c.pairs_seen == m.model.pairs_seen,
-                        ))
-                        if gone.rowcount != 1:
-                            raise _Changed  # rolls the model write back too
-                    return True
-            except _Changed:
-                return False
-
-        return bool(self._retrying(run))
-
-    def load_model(self, lang1: str, lang2: str) -> bytes | None:
-        with Session(self.engine) as s:
-            return s.execute(
-                select(TranslationModelRow.state).where(
-                    TranslationModelRow.lang1 == lang1, TranslationModelRow.lang2 == lang2
-                )
-            ).scalar_one_or_none()
-
-    # -- site-level decisions ---------------------------------------------------------------
     def site_candidates(self, site_id: int) -> list[SiteCandidate]:
         p1, p2 = aliased(PageRow), aliased(PageRow)
         q = (
@@ -482,6 +328,43 @@ class Store:
                     )
 
         self._retrying(run)
+
+    def keep_final_sentences(self, site_id: int) -> set[tuple[int, int]]:
+        """Delete the site's sentences of page pairs that are not final pairs (those stored as
+        pages arrived); returns the final pairs ``(page1_id, page2_id)`` that have sentences."""
+        final = (
+            select(PairRow.id)
+            .where(PairRow.site_id == site_id, PairRow.page1_id == SentenceRow.page1_id,
+                   PairRow.page2_id == SentenceRow.page2_id)
+            .exists()
+        )
+
+        def run() -> set[tuple[int, int]]:
+            with Session(self.engine) as s, s.begin():
+                self._lock_site(s, site_id)
+                s.execute(delete(SentenceRow).where(SentenceRow.site_id == site_id, ~final))
+                q = select(SentenceRow.page1_id, SentenceRow.page2_id).where(SentenceRow.site_id == site_id).distinct()
+                return {(a, b) for a, b in s.execute(q)}
+
+        return self._retrying(run)
+
+    def add_sentences(self, site_id: int, rows: list[SentenceRecord]) -> None:
+        """Store aligned sentences (a page pair's positions already stored are kept)."""
+        values = [dict(site_id=site_id, **r.__dict__) for r in rows]
+        if self._pg:
+            values = [{k: _no_nul(v) for k, v in row.items()} for row in values]
+
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                for i in range(0, len(values), 5000):
+                    s.execute(self._sentence_insert(), values[i : i + 5000])
+
+        if values:
+            self._retrying(run)
+
+    def count_sentences(self, site_id: int) -> int:
+        with Session(self.engine) as s:
+            return s.execute(select(func.count()).select_from(SentenceRow).where(SentenceRow.site_id == site_id)).scalar_one()
 
     def resolve_site(self, site_id: int) -> Counter[str]:
         """Replace the site's final pairs by the one-to-one resolution of all its candidates.

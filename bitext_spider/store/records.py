@@ -18,12 +18,23 @@ class CandidateRecord:
 
 
 @dataclass
+class AlignedRecord:
+    """The aligned sentences of the page with an earlier page, as a trained model aligned them when
+    the page arrived: ``(own text, other text, probability)``, the page's own sentence first."""
+
+    other_url: str
+    other_lang: str
+    pairs: list[tuple[str, str, float]]
+
+
+@dataclass
 class PageRecord:
     """One page's row plus the candidates it found among earlier pages."""
 
     site_id: int
     values: dict[str, Any]
     candidates: list[CandidateRecord] = field(default_factory=list)
+    aligned: list[AlignedRecord] = field(default_factory=list)
 
     @property
     def url(self) -> str:

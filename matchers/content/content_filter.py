@@ -18,8 +18,8 @@ Tomás et al., *WebMining*, section 2.3.  As each page arrives:
 
 When the crawl closes, pages still without a candidate in a language get step 2 again with the
 final model (the pages that arrived before the model was trained), and the aligned sentences of
-the final pairs are stored: those a trained model aligned as their pages arrived as it did, the
-others aligned with the final model.  The candidate's ranking ``score`` mixes its structure similarity and
+the final pairs are stored: a trained model's alignment of a page with its best match is stored
+as the page arrives, and the final pairs without one are aligned at close with the final model.  The candidate's ranking ``score`` mixes its structure similarity and
 its content share, the share weighing half once the model is trained and less before (content
 alone: half its share).
 """
@@ -98,10 +98,6 @@ class ContentFilter:
         # Content-only checks already made: page pair -> sentences the model had seen then.  The
         # close sweep repeats a check only if the model has grown by a quarter since.
         self._rescue_seen: dict[tuple[int, int], int] = {}
-        # Each page's best accepted match per language, when a trained model made it: the close
-        # stores the final pairs' sentences from it instead of aligning every final pair again
-        # after the last page (a trained model changes little; young models' matches are not kept).
-        self._aligned: dict[tuple[int, int], AlignedSentences] = {}
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -109,11 +105,14 @@ class ContentFilter:
     # -- at arrival ---------------------------------------------------------------------------
     def filter_page(
         self, site_id: int, index: SiteIndex, content: PageContent, candidates: list[CandidateSet]
-    ) -> None:
+    ) -> list[tuple[str, int, AlignedSentences]]:
+        """Judge the new page's candidates (narrowed in place, scores added).  Returns the page's
+        best accepted match per language as ``(language, row, sentences)`` when a trained model
+        made it, for the caller to store: the final pairs' sentences are then already stored."""
         cfg = self.config
         by_lang = {c.lang: c for c in candidates}
         rejected: set[tuple[str, int]] = set()  # candidates content turned down: not rescued
-        best: dict[str, tuple[float, ContentMatch]] = {}
+        best: dict[str, tuple[float, ContentMatch, int]] = {}
         for cand in candidates:
             model = self.models.get(content.lang, cand.lang, site_id)
             others = index.index(cand.lang).content
@@ -139,7 +138,7 @@ class ContentFilter:
             for k in np.flatnonzero(keep).tolist():
                 m = matches[k]
                 if m is not None and (cand.lang not in best or score[k] > best[cand.lang][0]):
-                    best[cand.lang] = (float(score[k]), m)
+                    best[cand.lang] = (float(score[k]), m, int(cand.rows[k]))
             rejected.update((cand.lang, r) for r in cand.rows[~keep].tolist())
             cand.narrow(keep)
         if cfg.content_rescue_at_arrival and cfg.content_rescue_candidates > 0:
@@ -160,12 +159,14 @@ class ContentFilter:
                 self.count("rescued", len(rows))
                 for k, m in enumerate(matches):
                     if lang not in best or score[k] > best[lang][0]:
-                        best[lang] = (float(score[k]), m)
-        for lang, (_score, m) in best.items():
+                        best[lang] = (float(score[k]), m, int(rows[k]))
+        aligned = []
+        for lang, (_score, m, row) in best.items():
             if is_mature(self.models.get(content.lang, lang, site_id), cfg.content_mature_sentences):
-                self._aligned[_pair_key(m.first, m.second)] = m.aligned()
+                aligned.append((lang, row, m.aligned()))
             if m.share >= cfg.content_train_min_share:
                 self._train(site_id, content.lang, lang, m)
+        return aligned
 
     def _rescue(
         self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
@@ -294,18 +295,17 @@ class ContentFilter:
         return found
 
     def sentences(self, site_id: int, index: SiteIndex, pairs: Iterable[FinalPair]) -> list[SentencePair]:
-        """Each final pair's sentence pairs, to be stored: the alignment made at arrival when a
-        trained model made it, else one made now with the final model."""
+        """The sentence pairs of final pairs whose sentences are not stored yet (their pages'
+        alignment at arrival was made by a young model, or is not the final pair), aligned with
+        the final model."""
         cfg = self.config
         records: list[SentencePair] = []
         for page1, url1, lang1, page2, url2, lang2 in pairs:
             a, b = index.content(url1), index.content(url2)
             if a is None or b is None:
                 continue
-            m: AlignedSentences | ContentMatch | None = self._aligned.get(_pair_key(a, b))
-            if m is None:
-                m = match_content(self.models.get(lang1, lang2, site_id), a, b, cfg.content_sentence_threshold)
-                self.count("sentences_aligned_at_close")
+            m = match_content(self.models.get(lang1, lang2, site_id), a, b, cfg.content_sentence_threshold)
+            self.count("sentences_aligned_at_close")
             if m is None:
                 continue
             flip = m.first is not a
@@ -313,12 +313,7 @@ class ContentFilter:
                 if flip:
                     t1, t2 = t2, t1
                 records.append((page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
-        self.count("sentences_stored", len(records))
         return records
-
-
-def _pair_key(a: PageContent, b: PageContent) -> tuple[int, int]:
-    return (min(id(a), id(b)), max(id(a), id(b)))
 
 
 class _Taken:
