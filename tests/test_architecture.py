@@ -196,3 +196,14 @@ def test_tests_that_need_servers_are_in_the_slow_tier() -> None:
             if needs & {a.arg for a in node.args.args} and not (marked or module_slow):
                 unmarked.append(f"{path.name}::{node.name}")
     assert unmarked == []
+
+
+def test_the_parse_worker_does_not_load_numba() -> None:
+    # Each worker process pays for what it imports in memory for the whole crawl; numba and LLVM
+    # are about 60 MB the page parse has no use for.
+    import subprocess
+    import sys
+
+    code = "import sys, bitext_spider.workers.parse_worker; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"

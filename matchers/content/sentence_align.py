@@ -62,6 +62,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from matchers.content.token_ids import Encoded, encode
 from matchers.content.translation_model import Lexicon, TranslationModel
 
 # numba caches compiled code next to the source file; a module imported from a zipped egg
@@ -178,20 +179,6 @@ def training_pairs(
 
 
 # -- preparation ------------------------------------------------------------------------------
-
-
-# A document's distinct words (first-appearance order), each token's word index, sentence offsets.
-Encoded = tuple[list[str], np.ndarray, np.ndarray]
-
-
-def encode(doc: Sequence[Sequence[str]]) -> Encoded:
-    """Distinct words (first-appearance order), each token's word index, sentence offsets."""
-    flat = [w for sent in doc for w in sent]
-    index = {w: i for i, w in enumerate(dict.fromkeys(flat))}
-    ids = np.fromiter(map(index.__getitem__, flat), np.int64, len(flat))
-    off = np.zeros(len(doc) + 1, np.int64)
-    off[1:] = np.cumsum([len(s) for s in doc])
-    return list(index), ids, off
 
 
 def _sentence_sums(values: np.ndarray, off: np.ndarray) -> np.ndarray:

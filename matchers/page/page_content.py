@@ -16,11 +16,11 @@ from functools import cached_property
 
 import numpy as np
 
-from matchers.content.sentence_align import Encoded, encode
+from matchers.content.token_ids import Encoded, encode
 from matchers.page.lang_codes import same_language
+from matchers.page.script_length import script_weighted_length
 from matchers.page.sentence_split import split_sentences
 from matchers.page.word_tokens import word_tokens
-from matchers.structure.size_ratio import script_weighted_length
 
 # A stored paragraph: (kind, language, text); kinds as in matchers.page.main_content.
 StoredParagraph = tuple[str, str, str]

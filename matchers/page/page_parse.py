@@ -25,8 +25,8 @@ from matchers.page.linearize import Linearized, linearize, parse_html, word_coun
 from matchers.page.main_content import Paragraph, extract_paragraphs
 from matchers.page.outlinks import Outlink, follow_links, outlinks
 from matchers.page.page_content import Piece, split_paragraph
+from matchers.page.script_length import script_weighted_length
 from matchers.site.image_evidence import image_names
-from matchers.structure.size_ratio import script_weighted_length
 
 # Paragraphs of at least this many words get their own language; shorter ones are too short to
 # identify and take the page's (ILSP-FC 3.4 marks paragraphs "not in the targeted language").

@@ -54,8 +54,8 @@ from typing import Any
 from rapidfuzz.distance import Levenshtein
 
 from matchers.page.main_content import HEADING, LISTITEM, TITLE
+from matchers.page.script_length import script_weighted_length
 from matchers.site.image_evidence import ratio
-from matchers.structure.size_ratio import script_weighted_length
 
 TYPE_CODES: dict[str, int] = {TITLE: -2, HEADING: -3, LISTITEM: -4}
 # Section 3.9's code for a paragraph with a topic attribute; kept for reading fingerprints made

@@ -18,19 +18,13 @@ the gold pairs pass it where bytes alone let 81% through (docs/evaluation.md).
 from __future__ import annotations
 
 import os
-import re
 
 import numba
 import numpy as np
 
-_DENSE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
-DENSE_WEIGHT = 3
+from matchers.page.script_length import DENSE_WEIGHT, script_weighted_length  # noqa: F401
+
 _CACHE = os.path.isfile(__file__)
-
-
-def script_weighted_length(text: str) -> int:
-    """Characters of ``text``, with CJK ideographs, kana and Hangul syllables counting three."""
-    return len(text) + (DENSE_WEIGHT - 1) * len(_DENSE.findall(text))
 
 
 def relative_difference(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
