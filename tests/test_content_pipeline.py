@@ -260,6 +260,7 @@ def test_kept_alignment_gives_the_sentence_pairs_of_the_match_and_content_keeps_
 
     en = page_content([("p", "en", "The river is long. It crosses the city."), ("h", "en", "The old bridge")], "en")
     fr = page_content([("p", "fr", "La rivière est longue. Elle traverse la ville."), ("h", "fr", "Le vieux pont")], "fr")
+    assert en.sentences == ["The river is long.", "It crosses the city.", "The old bridge"] and len(en) == 3
     assert en.tokens == [word_tokens(s) for s in en.sentences]
     assert en.bag == {w for sent in en.tokens for w in sent}
     assert en.n_tokens == sum(len(t) for t in en.tokens)

@@ -36,10 +36,11 @@ class ContentMatch:
     def sentence_pairs(self) -> list[tuple[str, str, float]]:
         """Aligned sentences with text on both sides, in the model's language order."""
         out = []
+        s1, s2 = self.first.sentences, self.second.sentences
         for bead in self.beads:
             if not bead.src or not bead.tgt:
                 continue
-            out.append((_join(self.first, bead.src), _join(self.second, bead.tgt), float(bead.prob)))
+            out.append((_join(self.first, s1, bead.src), _join(self.second, s2, bead.tgt), float(bead.prob)))
         return out
 
     def aligned(self) -> AlignedSentences:
@@ -59,16 +60,17 @@ class AlignedSentences:
 
     def sentence_pairs(self) -> list[tuple[str, str, float]]:
         """As :meth:`ContentMatch.sentence_pairs` gives them."""
+        s1, s2 = self.first.sentences, self.second.sentences
         return [
-            (_join(self.first, range(int(a), int(b))), _join(self.second, range(int(c), int(d))), float(p))
+            (_join(self.first, s1, range(int(a), int(b))), _join(self.second, s2, range(int(c), int(d))), float(p))
             for a, b, c, d, p in self.rows.tolist()
         ]
 
 
-def _join(content: PageContent, idx: Iterable[int]) -> str:
+def _join(content: PageContent, sentences: list[str], idx: Iterable[int]) -> str:
     # Sentences of scripts written without spaces are joined without one.
     sep = "" if primary_subtag(content.lang) in ("zh", "ja", "th", "lo", "km", "my") else " "
-    return sep.join(content.sentences[i].strip() for i in idx)
+    return sep.join(sentences[i].strip() for i in idx)
 
 
 def match_content(

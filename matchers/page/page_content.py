@@ -10,6 +10,7 @@ footer or a quotation in another language does not enter the sentence alignment 
 from __future__ import annotations
 
 import sys
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -33,10 +34,12 @@ class PageContent:
     A site keeps every page's content for later comparisons, so the words are kept once per page
     (``words``, interned: one string per word form in the process) and the tokens as indices into
     them (``ids``, sentence ``i`` is ``ids[offsets[i]:offsets[i + 1]]``): a fraction of the memory
-    of a string per token, and the form the sentence aligner reads (:attr:`encoded`)."""
+    of a string per token, and the form the sentence aligner reads (:attr:`encoded`).  The
+    sentences' text is only read to store aligned sentences, so it is kept compressed
+    (``packed``; :attr:`sentences` unpacks it)."""
 
     lang: str
-    sentences: list[str] = field(default_factory=list)
+    packed: bytes = b""
     chars: list[int] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
@@ -68,11 +71,21 @@ class PageContent:
         """Distinct word tokens (the bag of words of the dictionary filter)."""
         return frozenset(self.words)
 
+    @property
+    def sentences(self) -> list[str]:
+        return zlib.decompress(self.packed).decode("utf-8", "surrogatepass").split(_SEP) if self.chars else []
+
     def __len__(self) -> int:
-        return len(self.sentences)
+        return len(self.chars)
 
 
-def _finish(content: PageContent, tokens: list[list[str]]) -> PageContent:
+# Sentences come from whitespace-normalized paragraph text, which never holds this character.
+_SEP = "\x00"
+
+
+def _finish(content: PageContent, sentences: list[str], tokens: list[list[str]]) -> PageContent:
+    if sentences:
+        content.packed = zlib.compress(_SEP.join(sentences).encode("utf-8", "surrogatepass"), 1)
     words, ids, off = encode(tokens)
     content.words = [sys.intern(w) for w in words]
     content.ids = ids.astype(np.int32)
@@ -109,15 +122,16 @@ def page_content(
     as the page-parse worker process sends it.
     """
     content = PageContent(lang=lang)
+    sentences: list[str] = []
     all_tokens: list[list[str]] = []
     for i, (_kind, plang, text) in enumerate(paragraphs):
         if plang and plang != "und" and not same_language(plang, lang):
             continue
         split = pieces[i] if pieces is not None else None
         for sentence, tokens, chars in split if split is not None else split_paragraph(text, lang):
-            content.sentences.append(sentence)
+            sentences.append(sentence.replace(_SEP, " "))
             all_tokens.append(tokens)
             content.chars.append(chars)
-            if len(content.sentences) >= max_sentences:
-                return _finish(content, all_tokens)
-    return _finish(content, all_tokens)
+            if len(sentences) >= max_sentences:
+                return _finish(content, sentences, all_tokens)
+    return _finish(content, sentences, all_tokens)

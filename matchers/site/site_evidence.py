@@ -9,6 +9,7 @@ Kit & Ng (URL keys), *ILSP-FC* 3.8 (near-duplicates) and 3.9 (images, depth, fin
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,10 @@ class PageEvidence:
     links: PageLinks
     images: frozenset[str]
     fingerprint: list[int]
+
+
+def _interned(value: object) -> object:
+    return sys.intern(value) if isinstance(value, str) else value
 
 
 class SiteEvidence:
@@ -56,7 +61,8 @@ class SiteEvidence:
         page = self._page(url, lang)
         if page.links.links:
             return
-        page.links = PageLinks(url, lang, [tuple(x) for x in outlinks])  # type: ignore[misc]
+        # Menus repeat the same targets and texts on every page: one string each for the site.
+        page.links = PageLinks(url, lang, [tuple(_interned(v) for v in x) for x in outlinks])  # type: ignore[misc]
         for target in {x[0] for x in outlinks}:
             self._inlinks[(target, lang)] += 1
 
