@@ -73,7 +73,7 @@ class PageContent:
 
     @property
     def sentences(self) -> list[str]:
-        return zlib.decompress(self.packed).decode("utf-8", "surrogatepass").split(_SEP) if self.chars else []
+        return zlib.decompress(self.packed, -_WBITS).decode("utf-8", "surrogatepass").split(_SEP) if self.chars else []
 
     def __len__(self) -> int:
         return len(self.chars)
@@ -81,11 +81,15 @@ class PageContent:
 
 # Sentences come from whitespace-normalized paragraph text, which never holds this character.
 _SEP = "\x00"
+_WBITS = 12
 
 
 def _finish(content: PageContent, sentences: list[str], tokens: list[list[str]]) -> PageContent:
     if sentences:
-        content.packed = zlib.compress(_SEP.join(sentences).encode("utf-8", "surrogatepass"), 1)
+        # A small window and memory level: zlib's defaults allocate more per call than a page's
+        # text takes to compress.
+        packer = zlib.compressobj(1, zlib.DEFLATED, -_WBITS, 2)
+        content.packed = packer.compress(_SEP.join(sentences).encode("utf-8", "surrogatepass")) + packer.flush()
     words, ids, off = encode(tokens)
     content.words = [sys.intern(w) for w in words]
     content.ids = ids.astype(np.int32)
