@@ -126,6 +126,27 @@ def test_two_processes_pending_counts_added_to_their_common_base_equal_the_summe
     _assert_same(_entries(other.counts()), _entries(merged.counts()))
 
 
+def test_a_fresh_models_pending_counts_are_its_training_then_only_what_follows_a_clear_or_a_merge() -> None:
+    rng = np.random.default_rng(9)
+    words = [f"w{i}" for i in range(30)]
+    fresh = TranslationModel("xa", "xb", uniform=1e-3, min_count=0.0)
+    for _ in range(3):
+        fresh.update(_doc(rng, 10, words, ["7"]))
+    # Its own training only: the pending counts are the model's counts.
+    _assert_same(_entries(fresh.pending_counts()), _entries(fresh.counts()))
+    assert _per_word(fresh.pending_counts())[0].keys() <= _per_word(fresh.counts())[0].keys()
+    before = fresh.counts()
+    other = TranslationModel("xa", "xb", uniform=1e-3, min_count=0.0)
+    other.update(_doc(rng, 10, words))
+    fresh.add_counts(other.counts())  # someone else's training: not pending
+    _assert_same(_entries(fresh.pending_counts()), _entries(before))
+    fresh.clear_pending()
+    after_clear = fresh.counts()
+    fresh.update(_doc(rng, 10, words))
+    _assert_same(_entries(fresh.pending_counts()),
+                 _combine((1, _entries(fresh.counts())), (-1, _entries(after_clear))), rel=1e-6)
+
+
 def test_whole_models_with_different_word_ids_merge_to_the_summed_counts() -> None:
     rng = np.random.default_rng(5)
     words = [f"w{i}" for i in range(50)]

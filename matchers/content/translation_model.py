@@ -67,8 +67,9 @@ from matchers.content.model_counts import (
 FORMAT_VERSION = 1
 _MAGIC = b"BXTM"
 NULL = "\x00NULL"  # index 0 of both vocabularies; no tokenizer produces it
-_DELTA_MIN = 1 << 16  # the delta is merged into the main table past max(this, main / 8)
-_PENDING_MIN = 1 << 18  # pending chunks are summed past max(this, pending table / 4) entries
+# Delta merged into main past max(this, main / 8), pending chunks summed past max(this, pending / 4):
+# small floors, as a crawl holds a model per language pair of every site (190 for 20 languages).
+_DELTA_MIN, _PENDING_MIN = 1 << 12, 1 << 14
 
 
 
@@ -115,6 +116,9 @@ class TranslationModel:
         self._version = 0
         self._bg: tuple[int, np.ndarray, np.ndarray, float, float] | None = None
         self.clear_pending()
+        # Until first cleared, an empty model's pending counts are its tables (less the entries
+        # pruned below min_count): not kept twice.
+        self._pending_all = True
 
     # -- inspection ----------------------------------------------------------------------------
     @property
@@ -289,7 +293,8 @@ class TranslationModel:
         keep = (n21 != 0.0) | (n12 != 0.0)
         ukeys, n21, n12 = ukeys[keep], n21[keep], n12[keep]
         self._absorb(ukeys, n21, n12)
-        self._add_pending(ukeys, n21, n12)
+        if not self._pending_all:
+            self._add_pending(ukeys, n21, n12)
         self.sentences_seen += len(pairs)
         self._psent += len(pairs)
         self._version += 1
@@ -356,6 +361,7 @@ class TranslationModel:
             raise ValueError(f"counts of {counts.lang1}-{counts.lang2} cannot go into a {self.lang1}-{self.lang2} model")
         if counts.empty:
             return
+        self._own_pending()
         map1 = _map_words(counts.words1, self._words1, self._index1)
         map2 = _map_words(counts.words2, self._words2, self._index2)
         self._grow()
@@ -427,6 +433,7 @@ class TranslationModel:
             raise ValueError("translation model snapshot is inconsistent")
         m._main = _store(np.cumsum(arrays["main_keys"]), arrays["main_c21"], arrays["main_c12"])
         m._delta = _store(np.cumsum(arrays["delta_keys"]), arrays["delta_c21"], arrays["delta_c12"])
+        m._pending_all = False
         return m
 
     # -- internals -----------------------------------------------------------------------------
@@ -446,6 +453,7 @@ class TranslationModel:
 
     def clear_pending(self) -> None:
         """Forget the pending counts (they are stored now)."""
+        self._pending_all = False
         self._pmain = _empty_store()  # sorted, summed
         self._pchunks: list[Store] = []  # each update's counts, merged into _pmain in bulk
         self._pchunk_n = 0
@@ -466,8 +474,6 @@ class TranslationModel:
     def _add_pending(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
         # An update only appends its counts (sorted, distinct keys); they are summed into the
         # pending table past a quarter of it, so keeping them costs an update about its own size.
-        # The floor is high (6 MB of chunks) because a save that finds no other writer simply
-        # drops them: between two saves a crawl usually never pays for summing them.
         self._pchunks.append((keys, c21, c12))
         self._pchunk_n += len(keys)
         if self._pchunk_n <= max(_PENDING_MIN, len(self._pmain[0]) // 4):
@@ -480,8 +486,16 @@ class TranslationModel:
             keep = np.maximum(c21, c12) >= self.min_count
             self._pmain = (keys[keep], c21[keep], c12[keep])
 
+    def _own_pending(self) -> None:
+        """From now on pending counts are kept apart (other training joins the tables)."""
+        if self._pending_all and (self._psent or self._ppairs):
+            self._pmain = _merge_sorted(*self._main, *self._delta)
+        self._pending_all = False
+
     def _pending_table(self) -> Store:
         """The pending counts as one sorted table (the appended updates summed in)."""
+        if self._pending_all:
+            return _merge_sorted(*self._main, *self._delta)
         chunks = self._pchunks
         if chunks:
             # Pairwise merges of the sorted chunks (linear each, log2(chunks) rounds): cheaper
