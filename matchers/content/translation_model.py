@@ -67,9 +67,9 @@ from matchers.content.model_counts import (
 FORMAT_VERSION = 1
 _MAGIC = b"BXTM"
 NULL = "\x00NULL"  # index 0 of both vocabularies; no tokenizer produces it
-# Delta merged into main past max(this, main / 8), pending chunks summed past max(this, pending / 4):
-# small floors, as a crawl holds a model per language pair of every site (190 for 20 languages).
-_DELTA_MIN, _PENDING_MIN = 1 << 12, 1 << 14
+# Delta merged (and pruned) past max(this, main / 8): lower prunes young models early, costing pairs.
+# Pending summed past max(this, pending / 4): small, as a crawl holds a model per language pair.
+_DELTA_MIN, _PENDING_MIN = 1 << 16, 1 << 14
 
 
 
