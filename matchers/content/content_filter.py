@@ -266,14 +266,32 @@ class ContentFilter:
     def sweep_site(self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]) -> list[FoundPair]:
         """Content-only candidates for pages left without one in a language (among the site's
         stored ``candidates``), with the final models.  The caller stores them and counts the
-        new ones as ``rescued_at_close``."""
+        new ones as ``rescued_at_close``.
+
+        A page's search skips the pages that already have a candidate in its language, so the
+        candidates one pass finds can let the next pass reach further: passes repeat until one
+        finds nothing, which makes the result a fixed point (sweeping again, as a resumed crawl
+        does, finds nothing more)."""
         has: set[tuple[str, str]] = set()
         for c in candidates:
             has.add((c.url1, c.lang2))
             has.add((c.url2, c.lang1))
-        taken = _Taken(index, has)
         found: list[FoundPair] = []
         seen: set[frozenset[str]] = set()
+        while True:
+            new = self._sweep_pass(site_id, index, has, seen)
+            if not new:
+                return found
+            found += new
+            for url, lang, other_url, other, *_ in new:
+                has.add((url, other))
+                has.add((other_url, lang))
+
+    def _sweep_pass(
+        self, site_id: int, index: SiteIndex, has: set[tuple[str, str]], seen: set[frozenset[str]]
+    ) -> list[FoundPair]:
+        taken = _Taken(index, has)
+        found: list[FoundPair] = []
         for lang, lindex in index.languages.items():
             taken.lang = lang
             for row, url in enumerate(lindex.urls):
