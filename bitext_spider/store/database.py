@@ -41,7 +41,7 @@ logger = logging.getLogger(__name__)
 # inserting overlapping keys in different orders) and serialization failure.
 _RETRY_SQLSTATES = {"40P01", "40001"}
 _RETRIES = 8
-# Key space of the per-site PostgreSQL advisory locks (resolve_site, replace_sentences).
+# Key space of the per-site PostgreSQL advisory locks (resolve_site, the sentence writes at close).
 _SITE_LOCK = 0x62697466
 
 
@@ -310,22 +310,14 @@ class Store(ModelRows):
             return [tuple(r) for r in s.execute(q)]  # type: ignore[misc]
 
     def replace_sentences(self, site_id: int, rows: list[SentenceRecord]) -> None:
-        """Replace the site's aligned sentences by those of its current final pairs."""
-        values = [dict(site_id=site_id, **r.__dict__) for r in rows]
-        if self._pg:
-            values = [{k: _no_nul(v) for k, v in row.items()} for row in values]
+        """Replace the site's aligned sentences by ``rows``."""
+        values = self._sentence_values(site_id, rows)
 
         def run() -> None:
             with Session(self.engine) as s, s.begin():
                 self._lock_site(s, site_id)
                 s.execute(delete(SentenceRow).where(SentenceRow.site_id == site_id))
-                for i in range(0, len(values), 5000):
-                    s.execute(
-                        _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
-                            index_elements=["page1_id", "page2_id", "position"]
-                        ),
-                        values[i : i + 5000],
-                    )
+                self._insert_sentences(s, values)
 
         self._retrying(run)
 
@@ -350,17 +342,24 @@ class Store(ModelRows):
 
     def add_sentences(self, site_id: int, rows: list[SentenceRecord]) -> None:
         """Store aligned sentences (a page pair's positions already stored are kept)."""
-        values = [dict(site_id=site_id, **r.__dict__) for r in rows]
-        if self._pg:
-            values = [{k: _no_nul(v) for k, v in row.items()} for row in values]
+        values = self._sentence_values(site_id, rows)
 
         def run() -> None:
             with Session(self.engine) as s, s.begin():
-                for i in range(0, len(values), 5000):
-                    s.execute(self._sentence_insert(), values[i : i + 5000])
+                self._insert_sentences(s, values)
 
         if values:
             self._retrying(run)
+
+    def _sentence_values(self, site_id: int, rows: list[SentenceRecord]) -> list[dict[str, Any]]:
+        values = [dict(site_id=site_id, **r.__dict__) for r in rows]
+        if self._pg:
+            values = [{k: _no_nul(v) for k, v in row.items()} for row in values]
+        return values
+
+    def _insert_sentences(self, s: Session, values: list[dict[str, Any]]) -> None:
+        for i in range(0, len(values), 5000):
+            s.execute(self._sentence_insert(), values[i : i + 5000])
 
     def count_sentences(self, site_id: int) -> int:
         with Session(self.engine) as s:

@@ -9,7 +9,7 @@ bytes of the body and in script-weighted characters of the decoded document, and
 difference counts.  A page in a script that takes two bytes a character (Cyrillic, Greek, Arabic
 in UTF-8) is far larger in bytes than its translation in a Latin script but close in characters.
 A Chinese, Japanese or Korean character carries about as much as three Latin ones, so it counts
-three (``script_weighted_length``); a CJK page is then close to its translations in weighted
+three (``matchers.page.script_length``); a CJK page is then close to its translations in weighted
 characters, and a Cyrillic-CJK pair, which neither bytes nor plain characters bring together, is
 too.  Comparing either way keeps the filter language-independent: on the development site 97% of
 the gold pairs pass it where bytes alone let 81% through (docs/evaluation.md).
@@ -21,8 +21,6 @@ import os
 
 import numba
 import numpy as np
-
-from matchers.page.script_length import DENSE_WEIGHT, script_weighted_length  # noqa: F401
 
 _CACHE = os.path.isfile(__file__)
 
