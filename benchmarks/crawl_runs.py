@@ -3,13 +3,14 @@ workers, and the crawl's own stats.
 
 Shared by the crawl benchmarks (bench_crawl_overhead.py, bench_site_overhead.py).  Memory is the
 largest sum of the resident set sizes of the crawl process and every process under it, sampled
-from /proc every ``SAMPLE_S`` seconds (``wait4``'s maximum resident set size is per process, so it
+with psutil every ``SAMPLE_S`` seconds (``wait4``'s maximum resident set size is per process, so it
 would miss the workers).  The stats are read from the "Dumping Scrapy stats" block of the crawl's
 log, so the crawl runs at ``LOG_LEVEL=INFO`` into a log file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -18,59 +19,41 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
+
 SAMPLE_S = 0.25
-_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 _STAT = re.compile(r"^\s*'([^']+)': (-?[0-9.e+-]+),?$")
 
 
-def _tree(root: int) -> list[int]:
-    parents: dict[int, list[int]] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        parents.setdefault(int(fields[1]), []).append(int(entry.name))
-    out, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        out.append(pid)
-        todo.extend(parents.get(pid, ()))
-    return out
-
-
-def _rss_kb(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as f:
-            return int(f.read().split()[1]) * _PAGE_KB
-    except (OSError, IndexError, ValueError):
-        return 0
+def _tree_rss(root: psutil.Process) -> int:
+    total = 0
+    for proc in [root, *root.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):  # a process that ended between the two calls
+            total += proc.memory_info().rss
+    return total
 
 
 class TreeMemory:
     """Samples the summed RSS of a process and its descendants in a thread until stopped."""
 
     def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak_kb = 0
+        self.root = psutil.Process(pid)
+        self.peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            total = sum(_rss_kb(p) for p in _tree(self.pid))
-            self.peak_kb = max(self.peak_kb, total)
+            with contextlib.suppress(psutil.Error):
+                self.peak = max(self.peak, _tree_rss(self.root))
             self._stop.wait(SAMPLE_S)
 
     def stop(self) -> float:
         """Stop sampling; the peak in MB."""
         self._stop.set()
         self._thread.join()
-        return self.peak_kb / 1024
+        return self.peak / 2**20
 
 
 def stats_of(log: str) -> dict[str, float]:
