@@ -42,6 +42,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 import justext
@@ -126,6 +127,11 @@ class Paragraph:
     kind: str  # "title" | "heading" | "listitem" | "text"
     boilerplate: bool
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str, bool]]:
+        # A frozen dataclass with slots unpickles through dataclasses.fields() per object, and
+        # the parse workers' answers carry tens of paragraphs per page to the crawl's thread.
+        return (Paragraph, (self.text, self.kind, self.boilerplate))
+
 
 def _base_code(lang: str | None) -> tuple[str, str]:
     """``(full, primary)`` lower-case language subtags: ``"pt_BR"`` -> ``("pt-br", "pt")``."""
@@ -142,8 +148,12 @@ def stoplist_name(lang: str | None) -> str | None:
 def stoplist(lang: str | None) -> frozenset[str]:
     """jusText's stopwords for the language; empty (language-independent mode) when it has none."""
     name = stoplist_name(lang)
-    if name is None:
-        return frozenset()
+    return frozenset() if name is None else _stoplist(name)
+
+
+# jusText reads and decodes the list's file on every call (about 60 microseconds a page).
+@lru_cache(maxsize=None)
+def _stoplist(name: str) -> frozenset[str]:
     try:
         return justext.get_stoplist(name)
     except ValueError:  # a jusText release without this list
