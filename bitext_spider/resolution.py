@@ -128,6 +128,8 @@ class Resolver:
                 stats.set_value(key, 0)
         total: Counter[str] = Counter()
         sentences = 0
+        if self.content is not None:
+            self.content.flush_training()
         for state in sites:
             content, dictionary = self.content, self.dictionary
             if content is not None:

@@ -9,11 +9,14 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 from support import EN_A, FR_A, SITE, item, page_html
 
+from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.seeds import Site
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store.database import Store
+from matchers.content.content_filter import ContentFilter
 from matchers.content.content_schedule import combined_score, required_share
+from matchers.content.translation_model import TranslationModel
 from matchers.page.word_tokens import word_tokens
 from pipelines.content_filter import ContentFilterPipeline
 from pipelines.language import LanguagePipeline
@@ -295,3 +298,42 @@ def test_sentences_of_a_trained_models_match_are_stored_as_the_page_arrives_and_
     runtime2.close()
     assert list(store.engine.connect().exec_driver_sql(query)) == []
     store.close()
+
+
+def test_training_is_applied_once_it_adds_a_sixteenth_of_the_model_and_all_of_it_before_close():
+    class Models:
+        def __init__(self):
+            self.model = TranslationModel("en", "fr")
+            self.saved = 0
+
+        def get(self, lang_a, lang_b, site_id):
+            return self.model
+
+        trainable = get
+
+        def updated(self, lang_a, lang_b, site_id):
+            self.saved += 1
+
+    class Match:
+        def training_pairs(self, min_prob):
+            return [(["the", "house"], ["la", "maison"])] * 10
+
+    models = Models()
+    content = ContentFilter(BitextConfig(), models)
+    content._train(1, "fr", "en", Match())  # an untrained model learns at once
+    assert models.model.sentences_seen == 10 and models.model.pairs_seen == 1
+    for _ in range(30):
+        content._train(1, "en", "fr", Match())
+    # Applied whenever the held-back pairs reach a sixteenth of what the model has seen: each
+    # page's ten pairs up to 160 seen, then every second page's.
+    assert models.model.sentences_seen == 310 and models.saved == 1 + 15 + 8
+    models.model = TranslationModel("en", "fr")
+    models.model.update([(["a"], ["b"])] * 1600)
+    for _ in range(5):
+        content._train(1, "en", "fr", Match())
+    assert models.model.sentences_seen == 1600  # 50 < 1600 / 16: held back
+    content.flush_training()
+    assert models.model.sentences_seen == 1650 and models.model.pairs_seen == 1 + 5
+    assert content.counts["model_updates"] == 36 and content.counts["model_sentences"] == 360
+    content.flush_training()  # nothing left
+    assert models.model.sentences_seen == 1650

@@ -14,7 +14,9 @@ Tomás et al., *WebMining*, section 2.3.  As each page arrives:
    size or structure filters turned down (translations made with another template) get a second
    chance on content alone: the few closest in main-content length, under a stricter share;
 3. the best accepted candidate per language, if its share reaches
-   ``BITEXT_CONTENT_TRAIN_MIN_SHARE``, updates the model (one incremental EM step).
+   ``BITEXT_CONTENT_TRAIN_MIN_SHARE``, trains the model: its aligned sentence pairs join the
+   next incremental EM step, taken once the pairs held back add a sixteenth to what the model
+   has seen (``TRAIN_BATCH_SHARE``).
 
 When the crawl closes, pages still without a candidate in a language get step 2 again with the
 final model (the pages that arrived before the model was trained), and the aligned sentences of
@@ -27,6 +29,7 @@ alone: half its share).
 from __future__ import annotations
 
 from collections.abc import Container, Iterable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -75,6 +78,14 @@ class StoredPair(Protocol):
     scores: dict[str, Any]
 
 
+# Accepted pairs' training is held back until it adds this share of the sentence pairs the model
+# has seen, then applied in one EM step.  An update costs about the size of the model's tables
+# (merging the new counts, the background probabilities recomputed), not of the update: one per
+# page made training grow with the square of the site, while a model that has seen N sentence
+# pairs judges with at most N/16 fewer than it would have.  An untrained model (N = 0) is updated
+# at once.
+TRAIN_BATCH_SHARE = 1 / 16
+
 # A candidate's new judgment at close: (candidate id, ranking score, all its scores).
 Rejudged = tuple[int, float, dict[str, Any]]
 # A candidate found at close: (url1, lang1, url2, lang2, ranking score, scores).
@@ -98,6 +109,8 @@ class ContentFilter:
         # Content-only checks already made: page pair -> sentences the model had seen then.  The
         # close sweep repeats a check only if the model has grown by a quarter since.
         self._rescue_seen: dict[tuple[int, int], int] = {}
+        # Training not yet applied, per (site, sorted language pair).
+        self._batches: dict[tuple[int, str, str], _Batch] = {}
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -214,14 +227,32 @@ class ContentFilter:
         return match_content(model, a, b, cfg.content_sentence_threshold, cfg.content_min_sentences)
 
     def _train(self, site_id: int, lang_a: str, lang_b: str, match: ContentMatch) -> None:
-        model = self.models.trainable(lang_a, lang_b, site_id)
         pairs = match.training_pairs(self.config.content_sentence_threshold)
         if not pairs:
             return
-        model.update(pairs)
         self.count("model_updates")
-        self.count("model_sentences", len(pairs))
+        # The pairs are in the model's language order whichever page arrived first.
+        key = (site_id, *sorted((lang_a, lang_b)))
+        batch = self._batches.setdefault(key, _Batch())
+        batch.pairs += pairs
+        batch.documents += 1
+        if len(batch.pairs) >= TRAIN_BATCH_SHARE * self.models.get(lang_a, lang_b, site_id).sentences_seen:
+            self._flush(key)
+
+    def _flush(self, key: tuple[int, str, str]) -> None:
+        batch = self._batches.pop(key, None)
+        if batch is None:
+            return
+        site_id, lang_a, lang_b = key
+        self.models.trainable(lang_a, lang_b, site_id).update(batch.pairs, documents=batch.documents)
+        self.count("model_sentences", len(batch.pairs))
         self.models.updated(lang_a, lang_b, site_id)
+
+    def flush_training(self, site_id: int | None = None) -> None:
+        """Train the models on the pairs held back (those of ``site_id``, or all): before the
+        close-time steps, which judge with the final models, and before the models are saved."""
+        for key in sorted(k for k in self._batches if site_id is None or k[0] == site_id):
+            self._flush(key)
 
     # -- at close -----------------------------------------------------------------------------
     def rejudge_site(
@@ -332,6 +363,12 @@ class ContentFilter:
                     t1, t2 = t2, t1
                 records.append((page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
         return records
+
+
+@dataclass
+class _Batch:
+    pairs: list[tuple[list[str], list[str]]] = field(default_factory=list)
+    documents: int = 0
 
 
 class _Taken:

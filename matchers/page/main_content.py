@@ -42,7 +42,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import justext
@@ -152,7 +152,7 @@ def stoplist(lang: str | None) -> frozenset[str]:
 
 
 # jusText reads and decodes the list's file on every call (about 60 microseconds a page).
-@lru_cache(maxsize=None)
+@cache
 def _stoplist(name: str) -> frozenset[str]:
     try:
         return justext.get_stoplist(name)
