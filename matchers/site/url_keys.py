@@ -10,6 +10,10 @@ power reaches a threshold: a stronger key keeps its URLs.  Section 4: threshold 
 URLs; weak keys such as "06e:06c" are lost although they share the strong pattern "e:c".  Section 5
 (future work) is what the "beyond the paper" parts below implement.
 
+URLs are counted in their canonical form (matchers.site.url_canonical): one page reached as
+x.html and x.html?, with a session parameter, with or without www., or with its query parameters
+in another order is one URL, reported under the first of its URLs that was added.
+
 Tokenization (`tokenize_url`):
   * protocol dropped (http and https copies of a page are the same page);
   * host lower-cased and tokenized, kept as *context*: two URLs pair only on the same host, unless
@@ -34,15 +38,13 @@ the middles are the key.  Multi-token sides follow the paper's own table ("tc_ch
 field (no cross-field linkage, section 2).  A key is unordered: its sides are kept in sorted order,
 so the text is "en:fr", "c:e" (not "e:c"), "(null):chinese"; multi-token sides are joined by "-".
 
-Counting (near-linear instead of the paper's pairwise loop): for every URL, field, position p and
-span k <= max_span the URL gets the signature hash(context, tokens[:p], tokens[p+k:]); URLs with
-equal signatures differ only in that slot, so a key's pairs are the pairs inside a signature group,
-counted once, at the split that is the canonical difference.  A group with more than `max_group`
-members is an identifier slot (ids, slugs, dates: /news/<id>.html), not a language slot; its pairs
-(123:124 ...) are never enumerated, which bounds the work by O(|U| L max_span max_group).
+Counting: matchers.site.url_key_counting (near-linear instead of the paper's pairwise loop).
 
 Acceptance.  tau = max(min_power, min_power_share * |U|) (paper: 1/10 of the site's URLs; a key
-qualifies when its power is >= tau).  Only keys of power >= min_power take part at all, also as
+qualifies when its power is >= tau).  A key can never link more URLs than its smaller side has
+(on a site with 3,000 French and 240 English pages, eng:fra stays under a tenth of the site), so a
+plain key also qualifies when its power reaches its own threshold, max(min_side_power,
+min_side_share * the number of URLs carrying its rarer side), if that is lower.  Only keys of power >= min_power take part at all, also as
 members below: a pair seen once is no pattern (and 3fa:3fb in a hex-id slot stays out).
   (a) affix generalization (future work 1): a key of two single tokens is reduced to its pattern by
       stripping their longest common prefix, then suffix, of characters: 06e:06c, 07e:07c and
@@ -56,7 +58,12 @@ members below: a pair seen once is no pattern (and 3fa:3fb in a hex-id slot stay
       key reaches the paper's bilingual threshold.  Keys of one field that share a side form a
       family (union-find over sides; null sides join nothing); a family of at least two keys whose
       summed power reaches tau is accepted as one generalized key.
-  (c) any other key is accepted alone when its power reaches tau.
+      A key seen once whose two sides both belong to an accepted family joins it (gl:ja on a
+      19-language site where one article exists in both).
+  (c) any other key is accepted alone when its power reaches its threshold.
+  (d) language markers (matchers.site.url_markers, with page languages): keys across fields,
+      /german/x_de.html : /french/x_fr.html, and the home page /en : /fr whose code sits in the
+      file field.  They compete after every single-field key and take the pairs those left.
   Keys not accepted are *shadows*: they compete (below) but none of their pairs is output.
 
 Competition (competitive union, eq. 3, plus future work 2).  Keys are processed in decreasing
@@ -73,15 +80,19 @@ affix member; shadows label URLs too.  A candidate pair is rejected when
   * one URL already has a partner with the other's label (a stronger key keeps its URLs; this is
     the paper's one-match-per-URL constraint, taken per language so a page of a multilingual site
     may pair once with each other language: one pair per URL per language pair).
-A key whose rejected pairs are more than `max_reject_share` of its pairs is a false key and is
-dropped whole: none of its pairs is kept and it labels no URL; otherwise its surviving pairs are
+A pair that a stronger key already linked is neither kept nor held against the key.  A key is a
+false key when more than `max_reject_share` of its pairs join one language and more than pairing
+its two sides' pages at random would (untranslated French pages under /en/ make a true key pair
+some French pages with French ones, but no more than chance; htm:html pairs copies), or when
+more than that share of its other pairs conflict.  A false key is dropped whole: none of its pairs is kept and it labels no URL; otherwise its surviving pairs are
 added (and, for a shadow, only claim their URLs).  Shadows ranked after the last accepted key cannot
 change anything and are skipped.  Without languages, a key that pairs unlabelled copies of a page
 (/en/print/x.html) still looks like a third language, as in the paper; with them it is dropped.
 
-Score of a pair (`key_score`): power / (power + tau) of the accepted key that linked it in the union
-(for a family or affix key the summed power; 0.5 at the threshold, towards 1 as the key dominates
-the site), 0 for pairs not in the union.  `UrlKeyIndex` reads reflect the last `recompute()`; call
+Score of a pair (`key_score`): power / (power + threshold) of the accepted key that linked it in
+the union (for a family or affix key the summed power and tau; for a plain key the threshold it
+was accepted at; 0.5 at the threshold, towards 1 as the key dominates), 0 for pairs not in the
+union.  `UrlKeyIndex` reads reflect the last `recompute()`; call
 it every N additions while crawling (benchmarks/url_keys_eval.py --timing measures it).
 """
 
@@ -89,18 +100,19 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
-import numpy as np
+from matchers.site.url_canonical import canonical_url
+from matchers.site.url_key_counting import MAX_SPAN, add_signatures, count_key_pairs
+from matchers.site.url_markers import find_markers, marker_pairs
 
-FIELDS = ("host", "path", "file", "query")
+FIELDS = ("host", "path", "file", "query", "fields")  # "fields": a multi-field key (markers)
+_MULTI = 4
 _TOKEN = re.compile(r"[^\W_]+")
-_K_BITS, _P_BITS, _F_BITS = 2, 8, 2  # packing of (url id, field, position, span) into one int
-_MAX_POS = (1 << _P_BITS) - 1
 _PAIR_BITS = 32
 _LOW = (1 << _PAIR_BITS) - 1
 
@@ -145,6 +157,7 @@ class UrlKey:
     members: tuple[UrlKey, ...] = ()
     field: str = "file"
     kind: str = "token"
+    tau: float = 0.0  # the threshold the key was accepted at (its score's scale)
 
     @property
     def text(self) -> str:
@@ -187,6 +200,27 @@ def _affix_pattern(a: str, b: str) -> tuple[str, str] | None:
     return ra, rb
 
 
+def _chance_same(pairs: list[int], langs: list[str | None]) -> float:
+    """How many of a key's pairs would join two pages of one language if its two sides' pages
+    were matched at random, plus two standard deviations.  A language key on a site with
+    untranslated pages (French text under /en/) pairs some pages of one language, but no more
+    than chance; a key that pairs copies of pages (htm:html, print:(null)) pairs far more."""
+    side_a: Counter[str] = Counter()
+    side_b: Counter[str] = Counter()
+    for ab in pairs:
+        la, lb = langs[ab >> _PAIR_BITS], langs[ab & _LOW]
+        if la is not None:
+            side_a[la] += 1
+        if lb is not None:
+            side_b[lb] += 1
+    na, nb = sum(side_a.values()), sum(side_b.values())
+    if not na or not nb:
+        return 0.0
+    p = sum(c * side_b[lang] for lang, c in side_a.items()) / (na * nb)
+    n = len(pairs)
+    return n * p + 2 * (n * p * (1 - p)) ** 0.5
+
+
 class _Unit(NamedTuple):
     """One plain key inside an accepted key, as it enters the competition."""
 
@@ -197,15 +231,21 @@ class _Unit(NamedTuple):
     accepted: UrlKey | None  # the accepted key the pairs are reported under; None: a shadow key
 
 
+def _order(unit: _Unit) -> tuple[bool, tuple[int, int, str, int, KeyId]]:
+    return unit.kid[0] == _MULTI, unit.rank
+
+
 class UrlKeyIndex:
     """Incremental URL-key matcher for one site.  `add` URLs as they are crawled, `recompute()` now
     and then; `keys()`, `pairs()`, `key_score()` and `rows()` read the last recompute."""
 
     def __init__(self, min_power_share: float = 0.1, min_power: int = 2, max_span: int = 2,
                  max_group: int = 64, max_reject_share: float = 0.5, host_keys: bool = False,
-                 generalize: bool = True, families: bool = True) -> None:
-        if not 1 <= max_span < (1 << _K_BITS):
-            raise ValueError(f"max_span must be in 1..{(1 << _K_BITS) - 1}")
+                 generalize: bool = True, families: bool = True, min_side_share: float = 0.3,
+                 min_side_power: int = 3, markers: bool = True, marker_purity: float = 0.9,
+                 marker_coverage: float = 0.25) -> None:
+        if not 1 <= max_span <= MAX_SPAN:
+            raise ValueError(f"max_span must be in 1..{MAX_SPAN}")
         self.min_power_share = min_power_share
         self.min_power = min_power
         self.max_span = max_span
@@ -213,9 +253,16 @@ class UrlKeyIndex:
         self.max_reject_share = max_reject_share
         self.generalize = generalize
         self.families = families
+        self.min_side_share = min_side_share
+        self.min_side_power = min_side_power
+        self.markers = markers
+        self.marker_purity = marker_purity
+        self.marker_coverage = marker_coverage
         self._key_fields = (0, 1, 2, 3) if host_keys else (1, 2, 3)
         self._urls: list[str] = []
-        self._ids: dict[str, int] = {}
+        self._ids: dict[str, int] = {}  # every URL added, aliases included -> page id
+        self._canon: dict[str, int] = {}  # canonical form -> page id
+        self._df: list[dict[str, int]] = [defaultdict(int) for _ in FIELDS]  # URLs per field token
         self._langs: list[str | None] = []
         self._fields: list[tuple[tuple[str, ...], ...]] = []
         self._sigs = array("q")
@@ -225,6 +272,7 @@ class UrlKeyIndex:
     def _clear_results(self) -> None:
         self._tau = float(self.min_power)
         self._power: dict[KeyId, int] = {}  # every plain key counted
+        self._side_n: dict[tuple[int, Side], int] = {}  # URLs carrying a marker side
         self._keys: list[UrlKey] = []  # accepted keys by index, in first-accepted order
         self._accepted: list[UrlKey] = []  # the same, strongest first
         self._rejected: list[RejectedKey] = []
@@ -237,39 +285,31 @@ class UrlKeyIndex:
     # -- building -------------------------------------------------------------------------------
 
     def add(self, url: str, lang: str | None = None) -> None:
-        """Register a URL (and its language if known).  A URL added twice keeps its first
-        registration, except that a language given later fills in a missing one."""
+        """Register a URL (and its language if known).  URLs with the same canonical form
+        (matchers.site.url_canonical) are one page, reported under the first URL added; a
+        language given later fills in a missing one."""
         uid = self._ids.get(url)
+        if uid is None:
+            canon = canonical_url(url)
+            uid = self._canon.get(canon)
+            if uid is not None:
+                self._ids[url] = uid
         if uid is not None:
             if self._langs[uid] is None:
                 self._langs[uid] = lang
             return
         uid = len(self._urls)
         self._ids[url] = uid
+        self._canon[canon] = uid
         self._urls.append(url)
         self._langs.append(lang)
-        fields = tokenize_url(url).fields()
+        fields = tokenize_url(canon).fields()
         self._fields.append(fields)
         for fid in self._key_fields:
-            self._add_signatures(uid, fid, fields)
-
-    def _add_signatures(self, uid: int, fid: int, fields: tuple[tuple[str, ...], ...]) -> None:
-        toks = fields[fid]
-        n = min(len(toks), _MAX_POS)
-        ctx = hash((fid, fields[:fid], fields[fid + 1:]))
-        # Chained hashes make every prefix/suffix hash O(1) instead of hashing each slice.
-        pre = [hash((ctx, "<"))]
-        for t in toks[:n]:
-            pre.append(hash((pre[-1], t)))
-        suf = [0] * (n + 1)
-        suf[n] = hash((">", toks[n:]))
-        for q in range(n - 1, -1, -1):
-            suf[q] = hash((toks[q], suf[q + 1]))
-        base = (uid << _F_BITS | fid) << _P_BITS
-        for p in range(n + 1):
-            for k in range(min(self.max_span, n - p) + 1):
-                self._sigs.append(hash((pre[p], suf[p + k])))
-                self._entries.append((base | p) << _K_BITS | k)
+            add_signatures(self._sigs, self._entries, uid, fid, fields, self.max_span)
+            df = self._df[fid]
+            for t in set(fields[fid]):
+                df[t] += 1
 
     @classmethod
     def from_urls(cls, urls: Iterable[str | tuple[str, str | None]], **params: object) -> UrlKeyIndex:
@@ -286,83 +326,38 @@ class UrlKeyIndex:
     def threshold(self) -> float:
         return max(float(self.min_power), self.min_power_share * len(self._urls))
 
-    # -- counting -------------------------------------------------------------------------------
-
     def _count(self) -> dict[KeyId, list[int]]:
-        """Pairs of every key, read from the signature groups (module docstring, "Counting").
-        A pair is one int, (id of the URL with side a) << 32 | (id of the URL with side b): plain
-        ints are not tracked by the garbage collector, which otherwise dominates at 100k URLs.
-        Signatures are 64-bit hashes; a collision (odds ~1e-7 at 100k URLs) adds at most a key of
-        power 1, which min_power ignores."""
-        if not self._sigs:
-            return {}
-        sigs = np.frombuffer(self._sigs, dtype=np.int64)
-        entries = np.frombuffer(self._entries, dtype=np.int64)
-        order = np.argsort(sigs, kind="stable")
-        s = sigs[order]
-        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-        sizes = np.diff(np.r_[starts, len(s)])
-        keep = (sizes >= 2) & (sizes <= self.max_group)
-        flat = entries[order[np.repeat(keep, sizes)]].tolist()  # the kept groups, one after another
-        fields = self._fields
-        kmask, pmask, fmask = (1 << _K_BITS) - 1, (1 << _P_BITS) - 1, (1 << _F_BITS) - 1
-        # Middles are interned to ints so that the inner loop hashes ints, not tuples of strings.
-        mid_ids: dict[tuple[int, Side], int] = {}
-        mids: list[tuple[int, Side]] = []
-        raw: dict[int, list[int]] = defaultdict(list)
-        start = 0
-        for size in sizes[keep].tolist():
-            members = []
-            for e in flat[start:start + size]:
-                k, p = e & kmask, (e >> _K_BITS) & pmask
-                fid, uid = (e >> (_K_BITS + _P_BITS)) & fmask, e >> (_K_BITS + _P_BITS + _F_BITS)
-                toks = fields[uid][fid]
-                mid = toks[p:p + k]
-                key = (fid, mid)
-                m = mid_ids.get(key)
-                if m is None:
-                    m = mid_ids[key] = len(mids)
-                    mids.append(key)
-                members.append((uid, m, mid, toks[p + k] if p + k < len(toks) else None))
-            for i, (ui, idi, mi, next_i) in enumerate(members):
-                for uj, idj, mj, next_j in members[i + 1:]:
-                    if mi and mj:
-                        # Not canonical when a common token could still be stripped.
-                        if mi[0] == mj[0] or mi[-1] == mj[-1]:
-                            continue
-                    elif mi:
-                        if mi[0] == next_j:
-                            continue
-                    elif mj:
-                        if mj[0] == next_i:
-                            continue
-                    else:
-                        continue  # same tokens, URLs differ only in separators or protocol
-                    raw[idi << _PAIR_BITS | idj].append(ui << _PAIR_BITS | uj)
-            start += size
-        out: dict[KeyId, list[int]] = {}
-        for packed, pairs in raw.items():
-            (fid, a), (_, b) = mids[packed >> _PAIR_BITS], mids[packed & _LOW]
-            if a > b:  # orient every key the same way: side a is the smaller token tuple
-                a, b = b, a
-                pairs = [(ab & _LOW) << _PAIR_BITS | ab >> _PAIR_BITS for ab in pairs]
-            key = (fid, a, b)
-            if key in out:
-                out[key].extend(pairs)
-            else:
-                out[key] = pairs
-        return out
+        return count_key_pairs(self._sigs, self._entries, self._fields, self.max_group)
 
     # -- acceptance -----------------------------------------------------------------------------
 
-    def _plain(self, kid: KeyId, power: int) -> UrlKey:
-        return UrlKey(_side_text(kid[1]), _side_text(kid[2]), power, field=FIELDS[kid[0]])
+    def _plain(self, kid: KeyId, power: int, tau: float = 0.0) -> UrlKey:
+        return UrlKey(_side_text(kid[1]), _side_text(kid[2]), power, field=FIELDS[kid[0]], tau=tau)
+
+    def _side_size(self, fid: int, side: Side) -> float:
+        """URLs that carry a key side; a multi-token side counts as its rarest token."""
+        if fid == _MULTI:
+            return self._side_n.get(side, 0)
+        if not side:
+            return float("inf")
+        df = self._df[fid]
+        return min(df.get(t, 0) for t in side)
+
+    def _key_tau(self, kid: KeyId, tau: float) -> float:
+        """The threshold a plain key must reach: the paper's share of the whole site, or a share
+        of the URLs of its smaller side, whichever is lower.  A key can never link more pages
+        than its smaller side has, so on a site with 3,000 French and 240 English pages the true
+        key is out of reach of 1/10 of the site but not of a share of the 240."""
+        fid, a, b = kid
+        smaller = min(self._side_size(fid, a), self._side_size(fid, b))
+        return min(tau, max(float(self.min_side_power), self.min_side_share * smaller))
 
     def _units(self, power: dict[KeyId, int], tau: float) -> list[_Unit]:
         """Accepted keys (module docstring (a)-(c)) unrolled into their plain keys, plus the
         shadow keys that come before the last of them, in the order they compete."""
         # A key seen fewer than min_power times is not a pattern at all: this also keeps id
         # differences (3fa:3fb in a hex-id slot) out of the affix generalization.
+        counted = power
         power = {kid: p for kid, p in power.items() if p >= self.min_power}
         units: list[_Unit] = []
         absorbed: set[KeyId] = set()
@@ -370,7 +365,7 @@ class UrlKeyIndex:
             patterns: dict[tuple[int, str, str], list[tuple[KeyId, bool]]] = defaultdict(list)
             for kid in power:
                 fid, a, b = kid
-                if len(a) > 1 or len(b) > 1:
+                if fid == _MULTI or len(a) > 1 or len(b) > 1:
                     continue
                 ta, tb = _side_text(a), _side_text(b)
                 pat = _affix_pattern(ta, tb) if ta and tb else None
@@ -385,7 +380,7 @@ class UrlKeyIndex:
                     continue
                 mem.sort(key=lambda m: (-power[m[0]], m[0]))
                 key = UrlKey(ra, rb, total, True, tuple(self._plain(k, power[k]) for k, _ in mem),
-                             FIELDS[fid], "affix")
+                             FIELDS[fid], "affix", tau)
                 for kid, flipped in mem:
                     sa, sb = (rb, ra) if flipped else (ra, rb)
                     units.append(_Unit((-total, fid, key.text, -power[kid], kid), kid, sa, sb, key))
@@ -416,16 +411,28 @@ class UrlKeyIndex:
             fams: dict[int, list[KeyId]] = defaultdict(list)
             for kid, x, _ in edges:
                 fams[find(x)].append(kid)
-            for mem in fams.values():
+            # A key seen once whose two sides both belong to one family is a pair in that
+            # family's slot (gl:ja on a 19-language site where one article has both): the
+            # family, not the single pair, is the pattern.
+            weak: dict[int, list[KeyId]] = defaultdict(list)
+            for kid, p in counted.items():
+                if p < self.min_power and kid[1] and kid[2]:
+                    x, y = node_ids.get((kid[0], kid[1])), node_ids.get((kid[0], kid[2]))
+                    if x is not None and y is not None and find(x) == find(y):
+                        weak[find(x)].append(kid)
+            for root, mem in fams.items():
                 if len(mem) < 2:
                     continue
                 total = sum(power[kid] for kid in mem)
                 if total < tau:
                     continue
+                for kid in weak.get(root, ()):
+                    power[kid] = counted[kid]
+                    mem.append(kid)
                 mem.sort(key=lambda k: (-power[k], k))
                 text = "|".join(sorted({_side_text(s) for kid in mem for s in kid[1:]}))
                 key = UrlKey(text, text, total, True, tuple(self._plain(k, power[k]) for k in mem),
-                             FIELDS[mem[0][0]], "family")
+                             FIELDS[mem[0][0]], "family", tau)
                 # Members compete at their own power: the family only lifts them over the threshold.
                 # Ranking them at the summed power would let a family of slug keys (about:contact,
                 # ...) outrank the language keys of the same site.
@@ -437,8 +444,9 @@ class UrlKeyIndex:
         for kid in rest:
             if kid in absorbed:
                 continue
-            if power[kid] >= tau:
-                key = self._plain(kid, power[kid])
+            key_tau = self._key_tau(kid, tau)
+            if power[kid] >= key_tau:
+                key = self._plain(kid, power[kid], key_tau)
                 units.append(_Unit((-power[kid], kid[0], "", 0, kid), kid, key.t1, key.t2, key))
             else:
                 shadows.append(kid)
@@ -447,12 +455,15 @@ class UrlKeyIndex:
         # Below the threshold a key is a shadow: it still labels and claims its URLs, so a weaker
         # accepted key cannot take them, but none of its pairs is output.  Shadows ranked after
         # the last accepted key can no longer change anything and are left out.
-        last = max(u.rank for u in units)
+        # Marker keys compete after every single-field key: they take the pairs those leave
+        # (a home page /en : /fr, keys in two fields at once), so a site whose codes sit in one
+        # field keeps the paper's keys.
+        last = max(_order(u) for u in units)
         for kid in shadows:
             rank = (-power[kid], kid[0], "", 0, kid)
-            if rank < last:
+            if (kid[0] == _MULTI, rank) < last:
                 units.append(_Unit(rank, kid, _side_text(kid[1]), _side_text(kid[2]), None))
-        units.sort(key=lambda u: u.rank)
+        units.sort(key=_order)
         return units
 
     # -- competition ----------------------------------------------------------------------------
@@ -462,7 +473,15 @@ class UrlKeyIndex:
         self._clear_results()
         tau = self._tau = self.threshold()
         key_pairs = self._count()
+        if self.markers:
+            markers = find_markers(self._fields, self._langs, self._key_fields, self.marker_purity,
+                                   self.marker_coverage, self.min_side_power)
+            multi, side_n = marker_pairs(self._fields, self._langs, self._key_fields, markers,
+                                         self.max_group, _MULTI, _PAIR_BITS)
+            key_pairs.update(multi)
+            self._side_n = dict(side_n)
         urls = self._urls
+        langs = self._langs
         n = len(urls)
         rank = [0] * n
         for r, uid in enumerate(sorted(range(n), key=urls.__getitem__)):
@@ -481,8 +500,11 @@ class UrlKeyIndex:
             new_labels: dict[int, int] = {}
             new_slots: set[int] = set()
             kept: list[int] = []
-            same = conflict = 0
+            same = conflict = taken = 0
             for ab in pairs:
+                if ab in self._pair_key:  # a stronger key linked the same two pages
+                    taken += 1
+                    continue
                 a, b = ab >> _PAIR_BITS, ab & _LOW
                 la = labels[a] if labels[a] >= 0 else new_labels.get(a, side_a)
                 lb = labels[b] if labels[b] >= 0 else new_labels.get(b, side_b)
@@ -498,9 +520,13 @@ class UrlKeyIndex:
                 new_labels[a], new_labels[b] = la, lb
                 kept.append(ab)
             rejected = same + conflict
-            if rejected > self.max_reject_share * len(pairs):
+            reason = ""
+            if same > self.max_reject_share * len(pairs) and (same == len(pairs) or same > _chance_same(pairs, langs)):
+                reason = "same-language"
+            elif conflict > self.max_reject_share * (len(pairs) - same - taken):
+                reason = "conflict"
+            if reason:
                 if unit.accepted is not None:
-                    reason = "same-language" if same >= conflict else "conflict"
                     self._rejected.append(RejectedKey(self._plain(unit.kid, len(pairs)), reason,
                                                       rejected / len(pairs)))
                 continue
@@ -549,8 +575,8 @@ class UrlKeyIndex:
         ki = self._pair_key.get(a << _PAIR_BITS | b)
         if ki is None:
             return 0.0
-        power = self._keys[ki].power
-        return power / (power + self._tau)
+        key = self._keys[ki]
+        return key.power / (key.power + (key.tau or self._tau))
 
     def rows(self) -> list[KeyRow]:
         """One export row per accepted key: text, power, generalized, an example pair, field."""

@@ -1,0 +1,85 @@
+"""Language markers: multi-field URL pairing keys learned from the site's page languages.
+
+Kit & Ng (URL pairing patterns, section 2) allow no cross-field linkage, so a site whose
+translations differ in two fields at once (``/german/guide_de.html`` : ``/french/guide_fr.html``,
+a path segment and a file suffix) has no key at all.  Their section 5 proposes generalizing keys;
+this module does it from the languages the crawl has identified: a URL token is a *marker* of a
+language when nearly all the URLs that carry it are in that language (`purity`) and it occurs in
+a fair share of that language's URLs (`coverage`: a slug of one English-only article is pure but
+marks nothing).  Deleting every marker from a URL leaves the part that names the document; URLs
+left equal and differing in more than one field are paired, and the key of a pair is the two
+URLs' deleted markers, as "german-de:french-fr".  These keys compete with the single-field keys
+under the same rules (matchers.site.url_keys); where both link the same pairs (en:fr in the path
+and as markers), the stronger takes them and the other adds nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from matchers.page.lang_codes import base_language
+
+Fields = tuple[tuple[str, ...], ...]
+
+
+def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
+                 purity: float, coverage: float, min_count: int) -> dict[str, str]:
+    """Token -> the language it marks.  Fields are not told apart: the home page /en has its code
+    in the file field where every other page has it in the path (/en/about)."""
+    per_lang: Counter[str] = Counter()
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for f, code in zip(fields, langs, strict=True):
+        if code is None:
+            continue
+        # pt and pt-br share "pt" (/pt/, /pt-br/), zh-cn and zh-tw share "zh": purity is judged
+        # by base language, or the shared token would stay in the URL and block the pair.
+        lang = base_language(code)
+        per_lang[lang] += 1
+        for t in {t for fid in key_fields for t in f[fid]}:
+            counts[t][lang] += 1
+    markers = {}
+    for ft, by_lang in counts.items():
+        total = sum(by_lang.values())
+        if total < min_count:
+            continue
+        lang, n = by_lang.most_common(1)[0]
+        if n >= purity * total and n >= coverage * per_lang[lang]:
+            markers[ft] = lang
+    return markers
+
+
+def marker_pairs(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
+                 markers: dict[str, str], max_group: int, multi: int,
+                 pair_bits: int) -> tuple[dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]],
+                                          Counter[tuple[str, ...]]]:
+    """Pairs of every multi-field key (packed as url_keys packs them) and the number of URLs
+    carrying each side."""
+    if not markers:
+        return {}, Counter()
+    groups: dict[int, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
+    side_n: Counter[tuple[str, ...]] = Counter()
+    for uid, (f, lang) in enumerate(zip(fields, langs, strict=True)):
+        if lang is None:
+            continue
+        removed: list[str] = []
+        rest = list(f)
+        for fid in key_fields:
+            rest[fid] = tuple(t for t in f[fid] if t not in markers)
+            removed += [t for t in f[fid] if t in markers]
+        side = tuple(removed)
+        side_n[side] += 1
+        groups[hash(tuple(rest))].append((uid, side))
+    out: dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]] = defaultdict(list)
+    for members in groups.values():
+        if not 2 <= len(members) <= max_group:
+            continue
+        for i, (ua, sa) in enumerate(members):
+            for ub, sb in members[i + 1:]:
+                if sa == sb or langs[ua] == langs[ub]:
+                    continue
+                if sa < sb:
+                    out[(multi, sa, sb)].append(ua << pair_bits | ub)
+                else:
+                    out[(multi, sb, sa)].append(ub << pair_bits | ua)
+    return dict(out), side_n
