@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Make the "opaque URL" variant of a test site: the same pages with no URL or language-code evidence.
 
-    python benchmarks/make_opaque_site.py SRC DST [--seed N] [--overwrite] [--drop-alternates] [--hide-dirs]
+    python benchmarks/make_opaque_site.py SRC DST [--seed N] [--overwrite] [--drop-alternates] [--hide-dirs] [--lang-slots]
 
 SRC is a site folder (``hosts.tsv``, ``seeds.txt``, ``pages.tsv``, ``gold.tsv``, the document root
 named in ``hosts.tsv``, optionally the ``content-types.tsv`` sidecar), as written by
@@ -12,6 +12,9 @@ same base URL, plus ``mapping.tsv`` (old URL TAB new URL, every page and file) a
 ``make_opaque(src, dst, seed=0) -> OpaqueSite``.
 
 What changes
+  * With ``--lang-slots`` the pages of ``pages.tsv`` get ``/<language name>/<dir>/<name>_<code>.html``
+    instead (``/french/International/articles/x_fr.html``: the language in two URL fields at once,
+    with no language markup), the others random paths as below.
   * Every HTML file gets a random path ``/p/<12 hex>.html`` (seeded RNG, files drawn in sorted
     order), directory index pages included: ``/fr/`` and ``/fr/index.html`` both become that one
     page. The root ``/index.html`` stays where it is, so ``/`` is still the entry; ``seeds.txt`` is
@@ -111,6 +114,7 @@ def make_opaque(
     overwrite: bool = False,
     drop_alternates: bool = False,
     hide_dirs: bool = False,
+    lang_slots: bool = False,
 ) -> OpaqueSite:
     """Write the opaque-URL variant of site folder ``src`` into ``dst``; returns the mapping and counts.
 
@@ -120,7 +124,7 @@ def make_opaque(
     src, dst = Path(src), Path(dst)
     if src.resolve() == dst.resolve():
         raise ValueError("SRC and DST must differ")
-    opaquer = _Opaquer(src, dst, seed, drop_alternates, hide_dirs)
+    opaquer = _Opaquer(src, dst, seed, drop_alternates, hide_dirs, lang_slots)
     _prepare_dst(
         dst,
         [opaquer.folder, "hosts.tsv", "seeds.txt", "pages.tsv", "gold.tsv", MAPPING_FILE, DEAD_LINKS_FILE,
@@ -188,9 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drop-alternates", action="store_true", help="remove <link rel=alternate hreflang> entirely")
     ap.add_argument("--hide-dirs", action="store_true",
                     help="also move clean files (and missing resources) out of their folders, names kept")
+    ap.add_argument("--lang-slots", action="store_true",
+                    help="the gold standard's pages at /LANGUAGE-NAME/DIR/NAME_CODE.html instead of random paths")
     a = ap.parse_args(argv)
     site = make_opaque(a.src, a.dst, a.seed, overwrite=a.overwrite, drop_alternates=a.drop_alternates,
-                       hide_dirs=a.hide_dirs)
+                       hide_dirs=a.hide_dirs, lang_slots=a.lang_slots)
     print(site.summary())
     report = audit(site)
     print(

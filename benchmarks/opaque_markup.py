@@ -30,6 +30,15 @@ HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".shtml"})
 XML_SUFFIXES = frozenset({".xml", ".rss", ".atom"})
 INDEX_NAMES = ("index.html", "index.htm")  # what http.server serves for a directory, in its order
 ROOT_PAGES = frozenset("/" + name for name in INDEX_NAMES)
+# Language names for the language-slot variant's path segments.
+LANGUAGE_NAMES = {
+    "ar": "arabic", "bg": "bulgarian", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
+    "en": "english", "es": "spanish", "fa": "persian", "fi": "finnish", "fr": "french", "gl": "galician",
+    "he": "hebrew", "hi": "hindi", "hu": "hungarian", "id": "indonesian", "it": "italian", "ja": "japanese",
+    "ko": "korean", "nl": "dutch", "pl": "polish", "pt": "portuguese", "pt-br": "brazilian", "ro": "romanian",
+    "ru": "russian", "sv": "swedish", "th": "thai", "tr": "turkish", "uk": "ukrainian", "vi": "vietnamese",
+    "zh-hans": "simplified-chinese", "zh-hant": "traditional-chinese",
+}
 COPIED_PREFIXES = ("NOTICE", "LICENSE", "COPYING")
 # A missing target with one of these extensions is a resource: its file name is kept when clean.
 RESOURCE_EXTS = frozenset(

@@ -32,6 +32,7 @@ from opaque_markup import (  # noqa: E402
     DEAD_LINKS_FILE,
     HEX_DIGITS,
     INDEX_NAMES,
+    LANGUAGE_NAMES,
     MAPPING_FILE,
     PAGE_DIR,
     RESOURCE_EXTS,
@@ -51,8 +52,10 @@ from opaque_markup import (  # noqa: E402
 
 
 class _Opaquer:
-    def __init__(self, src: Path, dst: Path, seed: int, drop_alternates: bool, hide_dirs: bool) -> None:
+    def __init__(self, src: Path, dst: Path, seed: int, drop_alternates: bool, hide_dirs: bool,
+                 lang_slots: bool = False) -> None:
         self.src, self.dst, self.seed = src, dst, seed
+        self.lang_slots = lang_slots
         self.drop_alternates = drop_alternates
         self.hide_dirs = hide_dirs
         self.dir_names: dict[str, str] = {}
@@ -146,8 +149,19 @@ class _Opaquer:
             return f"{folder}{self._hex(rng)}/{name}"
         return f"{folder}{self._hex(rng)}{self._ext(name)}"
 
+    def _lang_slot_path(self, path: str, lang: str) -> str:
+        """/dir/name.fr.html -> /french/dir/name_fr.html: the language in two fields at once."""
+        directory, name = posixpath.split(path)
+        stem = re.sub(rf"\.{re.escape(lang)}(\.[A-Za-z0-9]+)?$", "", name, flags=re.IGNORECASE)
+        stem = posixpath.splitext(stem)[0] or "index"
+        return f"/{LANGUAGE_NAMES.get(lang.lower(), lang.lower())}{directory.rstrip('/')}/{stem}_{lang}.html"
+
     def assign_names(self) -> None:
         self._words = {w for path in self.files for w in re.split(r"[/.]", path) if w}
+        page_langs: dict[str, str] = {}
+        if self.lang_slots:  # pages of the gold standard get language slots, the rest random paths
+            for url, lang in self.pages_rows:
+                page_langs[_norm_path(unquote(urlsplit(url).path))] = lang
         for path in self.files:  # clean files keep their path (drawn names avoid every word of the paths)
             kept = not self.hide_dirs or posixpath.dirname(path) == "/"
             if self.kinds[path] != "html" and not self.codes.in_path(path) and kept:
@@ -155,7 +169,9 @@ class _Opaquer:
         for path in self.files:
             if path in self.new_path:
                 continue
-            if self.kinds[path] == "html":
+            if self.kinds[path] == "html" and path in page_langs:
+                new = self._lang_slot_path(path, page_langs[path])
+            elif self.kinds[path] == "html":
                 new = path if path in ROOT_PAGES else f"{PAGE_DIR}{self._hex(self.rng)}{self._ext(path, '.html')}"
             else:
                 new = self._resource_name(path, self.rng, ASSET_DIR)

@@ -31,18 +31,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
+from opaque_markup import LANGUAGE_NAMES as NAMES
+
 ROOT = Path(__file__).resolve().parents[1]
 DEVSETS = ROOT / "benchmarks" / "devsets"
 W3C = ROOT.parent / "shared" / "data" / "w3c-i18n"
 
-NAMES = {
-    "ar": "arabic", "bg": "bulgarian", "de": "german", "el": "greek", "en": "english", "es": "spanish",
-    "fa": "persian", "fr": "french", "gl": "galician", "he": "hebrew", "hi": "hindi", "hu": "hungarian",
-    "it": "italian", "ja": "japanese", "ko": "korean", "nl": "dutch", "pl": "polish", "pt": "portuguese",
-    "pt-br": "brazilian", "ro": "romanian", "ru": "russian", "sv": "swedish", "tr": "turkish",
-    "uk": "ukrainian", "zh-hans": "simplified-chinese", "zh-hant": "traditional-chinese", "th": "thai",
-    "vi": "vietnamese", "id": "indonesian", "cs": "czech", "da": "danish", "fi": "finnish",
-}
 
 
 class Entry(NamedTuple):
