@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 # Stats a run sets from scratch: a crawl may resolve again at close when pages came after the
 # resolution at idle, and these count the last run, not the sum of both.
 _PER_RUN = ("bitext/decision/accepted", "bitext/decision/rejected", "bitext/decision/proposed",
-            "bitext/decision/proposed_accepted")
+            "bitext/decision/proposed_accepted", "bitext/decision/pivot_proposed", "bitext/decision/pivot_accepted")
 
 
 class DictionaryConfigError(RuntimeError):
@@ -193,9 +193,10 @@ class Resolver:
         counts = out.counts
         logger.info(
             "site %s: decision: %d accepted, %d rejected (%d proposed by URL keys or links, %d of them "
-            "accepted; %d language pairs with unsupervised structure thresholds)",
+            "accepted; %d through a third language, %d of them accepted; %d language pairs with "
+            "unsupervised structure thresholds)",
             state.key, counts["accepted"], counts["rejected"], counts["proposed"], counts["proposed_accepted"],
-            out.thresholds,
+            counts["pivot_proposed"], counts["pivot_accepted"], out.thresholds,
         )
 
     def _sentences(self, content: ContentFilter, state: SiteState) -> int:

@@ -123,6 +123,10 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/decision/rejected", "Candidates the combined decision turned down at close.", _EVIDENCE),
     Stat("bitext/decision/proposed", "Candidates proposed at close by URL pairing keys or links.", _EVIDENCE),
     Stat("bitext/decision/proposed_accepted", "Proposed candidates that were accepted.", _EVIDENCE),
+    Stat("bitext/decision/pivot_proposed", "Candidates proposed at close through a third language (a page "
+         "that pairs with both).", _EVIDENCE),
+    Stat("bitext/decision/pivot_accepted", "Candidates proposed through a third language that were accepted.",
+         _EVIDENCE),
     Stat("bitext/url_keys/keys", "URL pairing keys of the site last recomputed.", _EVIDENCE),
     Stat("bitext/url_keys/recomputed", "Times a site's URL pairing keys were recomputed (each time its "
          "URLs double).", _EVIDENCE),

@@ -41,7 +41,7 @@ SCORES: tuple[Score, ...] = (
           "matchers/content/content_filter.py"),
     Score("dictionary_<lang>", "PCB's bag-of-words translation score of the page in <lang> "
           "(Tsvetkov & Wintner, section 3.2.2).", "matchers/content/dictionary_judge.py"),
-    Score("proposed", "1 for a pair proposed at close by URL keys or links, not by the page filters.",
+    Score("proposed", "1 for a pair proposed at close by URL keys, links or a third language, not by the page filters.",
           "matchers/site/site_decision.py"),
     Score("p_d", "Jangeldin & Assylbekov's length-normalised distance of the pair.", "matchers/site/site_decision.py"),
     Score("l_d", "Jangeldin & Assylbekov's log-length feature of the pair.", "matchers/site/site_decision.py"),
@@ -51,6 +51,11 @@ SCORES: tuple[Score, ...] = (
     Score("url_key", "URL pairing-key evidence (Kit & Ng), 0..1.", "matchers/site/site_decision.py"),
     Score("images", "Jaccard similarity of the pages' images, weighted by their rarity on the site.",
           "matchers/site/site_decision.py"),
+    Score("pivot", "Support of a pair proposed through a third language: k / (k + 1) for k pages that pair "
+          "with both, times the share of their common partner languages where the partner agrees (0 when "
+          "a later run no longer proposes it).", "matchers/site/pivot_pairs.py"),
+    Score("pivots", "The pages that pair with both pages of a pair proposed through a third language.",
+          "matchers/site/pivot_pairs.py"),
     Score("fingerprint_ratio", "Edit-distance ratio of the main contents' paragraph fingerprints "
           "(ILSP-FC, section 3.9).", "matchers/site/site_decision.py"),
     Score("decision", "The combined decision: its score, accepted or not, each term, the veto, the "

@@ -232,7 +232,7 @@ def test_counted_stat_families_are_declared():
     content = _content_counts()
     decision = _counted_keys(ROOT / "matchers" / "site" / "site_decision.py")
     assert {"checked", "rescued_at_close", "sentences_aligned_at_close"} <= content
-    assert decision == {"accepted", "rejected", "proposed", "proposed_accepted"}
+    assert decision == {"accepted", "rejected", "proposed", "proposed_accepted", "pivot_proposed", "pivot_accepted"}
     missing = [f"bitext/content/{k}" for k in content if declared(f"bitext/content/{k}") is None]
     missing += [f"bitext/decision/{k}" for k in decision if declared(f"bitext/decision/{k}") is None]
     assert not missing

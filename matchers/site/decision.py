@@ -6,7 +6,7 @@ URL pairing keys (Kit & Ng), links (hreflang, language switchers), images, parag
 and near-duplicates (*ILSP-FC* 3.8-3.9).  Here they are combined into one score, a weighted sum
 of terms in [0, 1], minus penalties for contradicting evidence; absent evidence adds nothing:
 
-    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + X - 1.0 N
+    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + 0.60 V + X - 1.0 N
 
 * ``S`` structure similarity when the pair passes the structure threshold, else 0;
 * ``C`` content share (aligned sentence pairs above the probability threshold) times the
@@ -15,6 +15,9 @@ of terms in [0, 1], minus penalties for contradicting evidence; absent evidence 
   links 0.4); ``I`` Jaccard similarity of the pages' critical images (for pages at neighbouring
   depths with similar paragraph counts and lengths, ILSP-FC 3.9); ``F`` 1 minus the
   fingerprint edit-distance ratio;
+* ``V`` pivot support of a pair proposed through a third language (matchers/site/pivot_pairs.py):
+  k / (k + 1) for k pages that pair with both, so one pivot (0.30) needs some other evidence and
+  two (0.40) are enough on their own;
 * ``X`` user evidence: every score a user's pipeline adds under ``x_<name>`` (docs/custom_filter.md)
   counts with its value (clipped to [-1, 1]);
 * ``N`` contradiction: a trained model aligns (almost) nothing (share < 0.10).
@@ -36,7 +39,7 @@ from dataclasses import dataclass, field
 
 ACCEPT = 0.40
 WEIGHTS = {"structure": 0.50, "content": 0.50, "url_key": 0.40, "link": 0.50, "images": 0.20,
-           "fingerprint": 0.20}
+           "fingerprint": 0.20, "pivot": 0.60}
 CONTRADICTION = 1.0
 CONTRADICTING_SHARE = 0.10
 USER_PREFIX = "x_"
@@ -54,6 +57,7 @@ class Evidence:
     link: float | None = None
     images: float | None = None
     fingerprint_ratio: float | None = None
+    pivot: float | None = None
     same_language: bool = False
     near_duplicate: str = ""  # the page this pair's page duplicates, if any
     too_little_content: bool = False
@@ -82,7 +86,7 @@ def decide(ev: Evidence, content_required: bool = True) -> Decision:
         terms["content"] = WEIGHTS["content"] * c * ev.maturity
         if ev.maturity >= 1.0 and c < CONTRADICTING_SHARE:
             terms["contradiction"] = -CONTRADICTION
-    for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images)):
+    for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images), ("pivot", ev.pivot)):
         v = _finite(value)
         if v:
             terms[name] = WEIGHTS[name] * v

@@ -35,7 +35,9 @@ from matchers.page.page_content import PageContent
 from matchers.site.decision import Evidence, decide, user_scores
 from matchers.site.image_evidence import depth_ok, image_jaccard, ratio
 from matchers.site.link_evidence import link_score
+from matchers.site.one_to_one import Scored, resolve_one_to_one
 from matchers.site.page_index import SiteIndex
+from matchers.site.pivot_pairs import PivotProposal, pivot_proposals
 from matchers.site.site_evidence import SiteEvidence
 from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
 from matchers.structure.structure_threshold import scaled_limits, similarity
@@ -98,7 +100,7 @@ class SiteDecisions:
     """What :func:`decide_site` decided for a site."""
 
     decided: list[Decided]
-    counts: dict[str, int]  # accepted, rejected, proposed, proposed_accepted
+    counts: dict[str, int]  # accepted, rejected, proposed (_accepted), pivot_proposed (_accepted)
     thresholds: int  # language pairs with an unsupervised structure threshold
 
 
@@ -143,11 +145,20 @@ def decide_site(
     site_id: int, candidates: Iterable[StoredPair], index: SiteIndex, ev: SiteEvidence, models: Models,
     cfg: DecisionSettings,
 ) -> SiteDecisions:
-    """Every stored candidate of the site, and every pair its URL keys and links propose, with all
+    """Every stored candidate of the site, every pair its URL keys and links propose, and the pairs
+    the accepted ones propose through a third language (matchers.site.pivot_pairs), with all
     evidence and one decision."""
     ev.url_keys.recompute()
     near = ev.near_duplicates()
-    rows: list[StoredPair | ProposedPair] = list(candidates)
+    rows: list[StoredPair | ProposedPair] = []
+    # A pair an earlier run proposed through a third language is judged again in that step, with
+    # the pivots the pairs of this run give (or none).
+    by_pivot: dict[frozenset[str], StoredPair] = {}
+    for c in candidates:
+        if "pivot" in c.scores:
+            by_pivot[frozenset((c.url1, c.url2))] = c
+        else:
+            rows.append(c)
     known = {frozenset((c.url1, c.url2)) for c in rows}
     # Pairs only site-wide evidence proposes.
     proposed: set[tuple[str, str]] = set()
@@ -191,8 +202,10 @@ def decide_site(
             with contextlib.suppress(ValueError):  # no pair with P_d = 0: fixed thresholds stay
                 thresholds[langs] = estimate_threshold(sample, cfg.threshold_step, cfg.threshold_delta)
     decided: list[Decided] = []
-    counts = {"accepted": 0, "rejected": 0, "proposed": 0, "proposed_accepted": 0}
-    for i, c in enumerate(everything):
+    counts = {"accepted": 0, "rejected": 0, "proposed": 0, "proposed_accepted": 0, "pivot_proposed": 0,
+              "pivot_accepted": 0}
+
+    def judge(i: int, c: StoredPair | ProposedPair, pivot: PivotProposal | None = None) -> bool:
         scores = dict(c.scores)
         is_new = c.id < 0
         if is_new:
@@ -246,10 +259,16 @@ def decide_site(
             if fp is not None:
                 scores["fingerprint_ratio"] = round(fp, 6)
         dup = near.get(c.url1) or near.get(c.url2) or ""
+        if pivot is not None:
+            scores["pivot"] = round(pivot.support, 6)
+            scores["pivots"] = list(pivot.pivots)
+        elif "pivot" in scores:  # proposed so by an earlier run; this run's pairs no longer do
+            scores["pivot"], scores["pivots"] = 0.0, []
         evidence = Evidence(
             structure=sim, structure_failed=failed, content_share=share,
             maturity=maturity(model, cfg.content_mature_sentences), url_key=url_key, link=link,
-            images=images, fingerprint_ratio=fp, same_language=c.lang1 == c.lang2,
+            images=images, fingerprint_ratio=fp, pivot=None if pivot is None else pivot.support,
+            same_language=c.lang1 == c.lang2,
             near_duplicate=dup, too_little_content=too_little and not (link and link >= _EXPLICIT_LINK),
             user=user_scores(scores),
         )
@@ -258,7 +277,36 @@ def decide_site(
                               "evidence": {k: v for k, v in vars(evidence).items() if v not in (None, {}, "")}}
         decided.append((c.id, c.url1, c.lang1, c.url2, c.lang2, d.score, scores, d.accepted))
         counts["accepted" if d.accepted else "rejected"] += 1
-        if is_new:
+        if pivot is not None:
+            counts["pivot_proposed"] += 1
+            counts["pivot_accepted"] += d.accepted
+        elif is_new:
             counts["proposed"] += 1
             counts["proposed_accepted"] += d.accepted
+        return d.accepted
+
+    accepted = [c for i, c in enumerate(everything) if judge(i, c)]
+    # Pairs through a third language, for the slots a one-to-one resolution of the accepted
+    # candidates leaves empty.
+    score_of = {(row[1], row[3]): row[5] for row in decided if row[7]}
+    page_ids: dict[str, int] = {}
+    provisional = resolve_one_to_one(
+        Scored(page_ids.setdefault(c.url1, len(page_ids)), c.lang1, page_ids.setdefault(c.url2, len(page_ids)),
+               c.lang2, score_of[(c.url1, c.url2)]) for c in accepted)
+    url_of = {i: u for u, i in page_ids.items()}
+    known = {frozenset((c.url1, c.url2)) for c in everything}
+    for prop in pivot_proposals((url_of[p.page1], p.lang1, url_of[p.page2], p.lang2) for p in provisional):
+        pair = frozenset((prop.url1, prop.url2))
+        if pair in known:
+            continue
+        stored = by_pivot.pop(pair, None)
+        if stored is not None:
+            judge(-1, stored, prop)
+            continue
+        wa, wb = index.locate(prop.url1), index.locate(prop.url2)
+        if wa is None or wb is None:
+            continue
+        judge(-1, ProposedPair(prop.url1, wa[0], prop.url2, wb[0], scores={"proposed": 1}), prop)
+    for stored in by_pivot.values():
+        judge(-1, stored)
     return SiteDecisions(decided, counts, len(thresholds))
