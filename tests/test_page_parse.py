@@ -311,3 +311,29 @@ def test_a_page_that_keeps_the_worker_too_long_is_dropped_and_the_worker_replace
         while not _gone(pid) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert _gone(pid)
+
+
+def test_page_language_is_read_from_the_content_not_from_a_long_menu_or_code():
+    # A documentation page: a long English menu first, an English console listing, a short
+    # German article.  Its first 1,500 characters are all menu.
+    menu = "".join(f"<li><a href='/de/{w}/'>{w.replace('-', ' ')}</a></li>"
+                   for w in ["getting-started", "first-steps", "path-parameters", "query-parameters",
+                             "request-body", "dependencies", "security", "middleware", "background-tasks",
+                             "testing", "debugging", "deployment", "settings", "templates"] * 8)
+    page = (
+        "<html><head><title>Erste Schritte</title></head><body>"
+        f"<header><a href='/de/'>Docs</a></header><nav><ul>{menu}</ul></nav><main>"
+        "<h1>Erste Schritte</h1>"
+        "<pre>$ uv run server dev\nStarting development server, watching for changes in these directories\n"
+        "Application startup complete. Uvicorn running on the local address, press CTRL+C to quit</pre>"
+        "<p>Die einfachste Datei könnte so aussehen. Kopieren Sie sie in eine Datei und starten Sie den "
+        "Server, dann öffnen Sie die Seite im Browser und sehen die Antwort.</p>"
+        "<p>Die interaktive Dokumentation zeigt alle Pfade der Anwendung mit ihren Parametern.</p>"
+        "</main><footer>Built with love</footer></body></html>"
+    )
+    lid = LanguageIdentifier()
+    parsed = parse_page(page.encode(), "text/html", "http://s.test/de/first-steps/", ParseOptions(), lid)
+    assert parsed.lang == "de"
+    # Read from its first characters, as a whole, the page looks English.
+    assert lid.identify(parsed.features.text)[0] == "en"
+    assert sum(parsed.features.block_chrome) > 100

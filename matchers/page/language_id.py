@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 UNDETERMINED = "und"
@@ -59,3 +60,26 @@ class LanguageIdentifier:
         if prob < min_confidence:
             return UNDETERMINED, prob
         return lang, prob
+
+
+# Elements whose text is code or terminal output, in no natural language.
+CODE_ELEMENTS = frozenset({"pre", "code", "kbd", "samp", "tt", "textarea"})
+
+
+MIN_BLOCK_WORDS = 4  # shorter blocks (menu entries, buttons, labels) are left out when the rest
+MIN_SAMPLE_CHARS = 200  # of the page has at least this much text
+
+
+def identification_text(blocks: Sequence[str], tags: Sequence[str] = (), chrome: Sequence[bool] = ()) -> str:
+    """The text a page's language is identified from: its text blocks in document order, less
+    code (``tags[i]``, the element of ``blocks[i]``, is pre, code ...), page chrome (``chrome[i]``:
+    inside nav, header, footer, aside or menu) and, when enough text remains, blocks of fewer than
+    ``MIN_BLOCK_WORDS`` words.  The first characters of a documentation page with a long
+    navigation menu are all menu (slugs and section names, often in English whatever the page's
+    language), and its longest blocks are often code listings."""
+    text = [b for i, b in enumerate(blocks)
+            if (i >= len(tags) or tags[i] not in CODE_ELEMENTS) and not (i < len(chrome) and chrome[i])]
+    longer = [b for b in text if len(b.split()) >= MIN_BLOCK_WORDS]
+    if sum(len(b) for b in longer) >= MIN_SAMPLE_CHARS:
+        text = longer
+    return "\n".join(text or blocks)

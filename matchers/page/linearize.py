@@ -126,6 +126,8 @@ class Linearized:
     n_tags: int  # start tags
     blocks: list[str] = field(default_factory=list)  # text blocks in document order
     block_tags: list[str] = field(default_factory=list)  # the element each block came from
+    # Whether each block is inside page chrome (nav, header, footer, aside, menu).
+    block_chrome: list[bool] = field(default_factory=list)
     title: str = ""
     declared_lang: str = ""
     images: list[str] = field(default_factory=list)
@@ -158,6 +160,10 @@ def parse_html(html: str) -> lxml.html.HtmlElement | None:
     return root
 
 
+# HTML5 elements that hold a site's navigation and page furniture rather than its content.
+CHROME_ELEMENTS = frozenset({"nav", "header", "footer", "aside", "menu"})
+
+
 def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> Linearized:
     """Walk the page once: tag sequence, start-tag count, text blocks, title, images.
 
@@ -174,9 +180,12 @@ def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> 
     n_tags = 0
     blocks: list[str] = []
     block_tags: list[str] = []
+    block_chrome: list[bool] = []
     images: list[str] = []
-    # Stack of open block elements, each with its pending text parts.
-    block_stack: list[tuple[str, list[str]]] = [("body", [])]
+    # Stack of open block elements, each with its pending text parts and whether it is inside
+    # page chrome.
+    block_stack: list[tuple[str, list[str], bool]] = [("body", [], False)]
+    chrome = 0
     parts = block_stack[-1][1]
     title = ""
 
@@ -193,12 +202,13 @@ def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> 
             tokens.append(min(n, TEXT_CAP))
 
     def flush_block() -> None:
-        tag, pending = block_stack[-1]
+        tag, pending, in_chrome = block_stack[-1]
         text = " ".join(" ".join(pending).split())
         pending.clear()
         if text:
             blocks.append(text)
             block_tags.append(tag)
+            block_chrome.append(in_chrome)
 
     info = _TAG_INFO
     skip_depth = 0
@@ -220,6 +230,8 @@ def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> 
                 continue
             n_tags += 1
             tokens.append(start_code)
+            if tag in CHROME_ELEMENTS:
+                chrome += 1
             if kind & _IMG:
                 src = el.get("src")
                 if src:
@@ -232,7 +244,7 @@ def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> 
             if kind & _BLOCK:
                 flush_block()
                 parts = []
-                block_stack.append((tag, parts))
+                block_stack.append((tag, parts, chrome > 0))
             if (text := el.text) and not text.isspace():
                 add_text(text)
         else:
@@ -245,6 +257,8 @@ def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> 
                 flush_block()
                 block_stack.pop()
                 parts = block_stack[-1][1]
+            if tag in CHROME_ELEMENTS and chrome:
+                chrome -= 1
             if end_code:
                 tokens.append(end_code)
             if (text := el.tail) and not text.isspace():
@@ -261,6 +275,7 @@ def linearize(html: str | lxml.html.HtmlElement | None, max_tokens: int = 0) -> 
         n_tags=n_tags,
         blocks=blocks,
         block_tags=block_tags,
+        block_chrome=block_chrome,
         title=title,
         declared_lang=declared.strip().lower(),
         images=images,

@@ -20,7 +20,7 @@ from typing import Any
 
 from matchers.page.decoding import Decoded, decode_html, looks_binary
 from matchers.page.lang_codes import primary_subtag, same_language
-from matchers.page.language_id import MAX_CHARS, UNDETERMINED, LanguageIdentifier
+from matchers.page.language_id import MAX_CHARS, UNDETERMINED, LanguageIdentifier, identification_text
 from matchers.page.linearize import Linearized, linearize, parse_html, word_count
 from matchers.page.main_content import Paragraph, extract_paragraphs
 from matchers.page.outlinks import Outlink, follow_links, outlinks
@@ -84,7 +84,8 @@ def page_language(features: Linearized | None, options: ParseOptions, language: 
     """The page's language from its text; undetermined below ``BITEXT_LANG_MIN_WORDS`` words."""
     if features is None or features.n_words < options.lang_min_words:
         return UNDETERMINED, 0.0
-    return language.identify(features.text, options.lang_min_confidence, options.lang_max_chars)
+    text = identification_text(features.blocks, features.block_tags, features.block_chrome)
+    return language.identify(text, options.lang_min_confidence, options.lang_max_chars)
 
 
 def paragraph_language(text: str, page_lang: str, options: ParseOptions, language: LanguageIdentifier) -> str:

@@ -1,0 +1,189 @@
+"""Build a crawlable development site from fastapi's multilingual documentation sources.
+
+    python benchmarks/devsets/docs_site.py GIT_DIR DST [--langs en,es,de,...] [--port 8103]
+
+GIT_DIR is a clone of github.com/fastapi/fastapi.  Every Markdown page of docs/<lang>/docs/ becomes
+an HTML page at the URL the published site gives it (English /PATH/, the others /LANG/PATH/),
+in one template for all languages: a header, a language menu linking each language's home page,
+a navigation list of every page of the language, the article, a footer.  There is no hreflang and
+no link between translations, so pairing rests on URLs, content and structure.  DST gets the
+layout of ../shared/data's sites (hosts.tsv, seeds.txt, pages.tsv, gold.tsv, www/), served by
+../shared/bench/serve.py.  The gold standard is the sources' own: two pages are translations
+when their Markdown files have the same path under two language directories.  Only the larger
+of two regional variants of a language is kept (zh, not zh-hant), as in url_devsets.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+_INLINE = [
+    (re.compile(r"`([^`]+)`"), lambda m: f"<code>{m.group(1)}</code>"),
+    (re.compile(r"\*\*([^*]+)\*\*"), lambda m: f"<strong>{m.group(1)}</strong>"),
+    (re.compile(r"(?<![*\w])\*([^*\s][^*]*)\*(?!\w)"), lambda m: f"<em>{m.group(1)}</em>"),
+    (re.compile(r"\[([^\]]+)\]\(([^)\s]+)[^)]*\)"), lambda m: f'<a href="{m.group(2)}">{m.group(1)}</a>'),
+]
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^}]*\})?\s*$")
+_ITEM = re.compile(r"^\s*(?:[*+-]|\d+\.)\s+(.*)$")
+
+
+def inline(text: str) -> str:
+    out = text if "<" in text else html.escape(text, quote=False)
+    for pattern, repl in _INLINE:
+        out = pattern.sub(repl, out)
+    return out
+
+
+def markdown_to_html(md: str) -> tuple[str, str]:
+    """(title, body) of a page: headings, paragraphs, lists, tables, fenced code, admonitions."""
+    lines = md.splitlines()
+    out: list[str] = []
+    title = ""
+    para: list[str] = []
+    i = 0
+
+    def flush() -> None:
+        if para:
+            out.append(f"<p>{inline(' '.join(para))}</p>")
+            para.clear()
+
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            flush()
+            code = []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith("```"):
+                code.append(lines[i])
+                i += 1
+            out.append(f"<pre><code>{html.escape(chr(10).join(code))}</code></pre>")
+        elif stripped.startswith("{*") or stripped.startswith("<!--"):
+            flush()
+        elif stripped.startswith("///"):
+            flush()
+            label = stripped[3:].strip()
+            if label:
+                kind, _, name = label.partition("|")
+                out.append(f'<div class="admonition {html.escape(kind.strip())}"><p class="admonition-title">'
+                           f"{inline(name.strip() or kind.strip())}</p>")
+            else:
+                out.append("</div>")
+        elif m := _HEADING.match(line):
+            flush()
+            level, text = len(m.group(1)), inline(m.group(2))
+            title = title or re.sub(r"<[^>]+>", "", text)
+            out.append(f"<h{level}>{text}</h{level}>")
+        elif _ITEM.match(line):
+            flush()
+            items = []
+            ordered = bool(re.match(r"^\s*\d+\.", line))
+            while i < len(lines) and (m := _ITEM.match(lines[i])):
+                items.append(f"<li>{inline(m.group(1))}</li>")
+                i += 1
+            tag = "ol" if ordered else "ul"
+            out.append(f"<{tag}>{''.join(items)}</{tag}>")
+            continue
+        elif stripped.startswith("|"):
+            flush()
+            rows = []
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                cells = [c.strip() for c in lines[i].strip().strip("|").split("|")]
+                if not all(re.fullmatch(r":?-+:?", c) for c in cells if c):
+                    rows.append("<tr>" + "".join(f"<td>{inline(c)}</td>" for c in cells) + "</tr>")
+                i += 1
+            out.append(f"<table>{''.join(rows)}</table>")
+            continue
+        elif not stripped:
+            flush()
+        elif stripped.startswith("<"):
+            flush()
+            out.append(stripped)
+        else:
+            para.append(stripped)
+        i += 1
+    flush()
+    return title, "\n".join(out)
+
+
+def sources(git_dir: str) -> dict[str, dict[str, str]]:
+    """lang -> {document path: Markdown}."""
+    names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD", "docs"],
+                           check=True, capture_output=True, text=True).stdout.splitlines()
+    out: dict[str, dict[str, str]] = defaultdict(dict)
+    for name in names:
+        parts = name.split("/")
+        if len(parts) < 4 or parts[2] != "docs" or not name.endswith(".md") or parts[-1].startswith("_"):
+            continue
+        doc = "/".join(parts[3:])[: -len(".md")]
+        doc = doc[: -len("/index")] if doc.endswith("/index") else ("" if doc == "index" else doc)
+        text = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{name}"], check=True,
+                              capture_output=True).stdout.decode("utf-8", "replace")
+        out[parts[1]][doc] = text
+    return out
+
+
+def page_path(lang: str, doc: str) -> str:
+    prefix = "" if lang == "en" else f"/{lang}"
+    return f"{prefix}/{doc}/" if doc else f"{prefix}/"
+
+
+def render(lang: str, doc: str, md: str, docs: dict[str, str], langs: list[str]) -> str:
+    title, body = markdown_to_html(md)
+    nav = "".join(f'<li><a href="{page_path(lang, d)}">{html.escape(d or "home")}</a></li>' for d in sorted(docs))
+    menu = "".join(f'<li><a href="{page_path(code, "")}">{code}</a></li>' for code in langs)
+    return f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{html.escape(title)} - FastAPI</title>
+<link rel="stylesheet" href="/assets/site.css"></head>
+<body><header class="top"><a class="logo" href="{page_path(lang, '')}">FastAPI</a>
+<nav class="languages"><ul>{menu}</ul></nav></header>
+<div class="container"><nav class="sidebar"><ul>{nav}</ul></nav>
+<main><article>
+{body}
+</article></main></div>
+<footer><p>FastAPI framework, high performance, easy to learn, fast to code, ready for production</p></footer>
+</body></html>
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("git_dir")
+    ap.add_argument("dst", type=Path)
+    ap.add_argument("--langs", default="en,de,es,fr,hi,ja,ko,pt,ru,tr,uk,zh")
+    ap.add_argument("--port", type=int, default=8103)
+    a = ap.parse_args()
+    langs = a.langs.split(",")
+    src = sources(a.git_dir)
+    www = a.dst / "www"
+    pages, by_doc = [], defaultdict(list)
+    base = f"http://127.0.0.1:{a.port}"
+    for lang in langs:
+        for doc, md in sorted(src[lang].items()):
+            path = page_path(lang, doc)
+            target = www / path.strip("/") / "index.html"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(render(lang, doc, md, src[lang], langs), encoding="utf-8")
+            pages.append((base + path, lang))
+            by_doc[doc].append((lang, base + path))
+    (www / "assets").mkdir(parents=True, exist_ok=True)
+    (www / "assets" / "site.css").write_text("body{font-family:sans-serif}\n", encoding="utf-8")
+    gold = []
+    for members in by_doc.values():
+        for i, (la, ua) in enumerate(members):
+            for lb, ub in members[i + 1:]:
+                gold.append((la, ua, lb, ub) if la < lb else (lb, ub, la, ua))
+    (a.dst / "hosts.tsv").write_text(f"www\t{base}\n", encoding="utf-8")
+    (a.dst / "seeds.txt").write_text(base + "/\n", encoding="utf-8")
+    (a.dst / "pages.tsv").write_text("".join(f"{u}\t{lang}\n" for u, lang in pages), encoding="utf-8")
+    (a.dst / "gold.tsv").write_text("".join("\t".join(g) + "\n" for g in sorted(gold)), encoding="utf-8")
+    print(f"{len(pages)} pages in {len(langs)} languages, {len(gold)} gold pairs: {a.dst}")
+
+
+if __name__ == "__main__":
+    main()
