@@ -185,8 +185,9 @@ class Resolver:
 
     def _decision(self, state: SiteState) -> None:
         store = self.runtime.store
+        dictionary = self.dictionary.dic if self.dictionary is not None else None
         out = decide_site(state.site_id, store.site_candidates(state.site_id), state.index, state.evidence,
-                          self.runtime.models, self.runtime.config)
+                          self.runtime.models, self.runtime.config, dictionary)
         store.save_decisions(state.site_id, out.decided)
         for k, n in out.counts.items():
             self.runtime.stats.inc_value(f"bitext/decision/{k}", n)

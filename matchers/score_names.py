@@ -56,6 +56,8 @@ SCORES: tuple[Score, ...] = (
           "a later run no longer proposes it).", "matchers/site/pivot_pairs.py"),
     Score("pivots", "The pages that pair with both pages of a pair proposed through a third language.",
           "matchers/site/pivot_pairs.py"),
+    Score("slug", "Share of the words of the two URLs' paths that are not in both and whose translation (the "
+          "site's model, or the dictionary) is in the other URL.", "matchers/site/slug_translation.py"),
     Score("fingerprint_ratio", "Edit-distance ratio of the main contents' paragraph fingerprints "
           "(ILSP-FC, section 3.9).", "matchers/site/site_decision.py"),
     Score("decision", "The combined decision: its score, accepted or not, each term, the veto, the "

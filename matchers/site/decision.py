@@ -6,7 +6,7 @@ URL pairing keys (Kit & Ng), links (hreflang, language switchers), images, parag
 and near-duplicates (*ILSP-FC* 3.8-3.9).  Here they are combined into one score, a weighted sum
 of terms in [0, 1], minus penalties for contradicting evidence; absent evidence adds nothing:
 
-    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + 0.60 V + X - 1.0 N
+    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + 0.60 V + 0.20 T + X - 1.0 N
 
 * ``S`` structure similarity when the pair passes the structure threshold, else 0;
 * ``C`` content share (aligned sentence pairs above the probability threshold) times the
@@ -15,6 +15,8 @@ of terms in [0, 1], minus penalties for contradicting evidence; absent evidence 
   links 0.4); ``I`` Jaccard similarity of the pages' critical images (for pages at neighbouring
   depths with similar paragraph counts and lengths, ILSP-FC 3.9); ``F`` 1 minus the
   fingerprint edit-distance ratio;
+* ``T`` translated URL slugs: the share of the words the two URLs' paths do not share whose
+  translation is in the other URL (matchers/site/slug_translation.py);
 * ``V`` pivot support of a pair proposed through a third language (matchers/site/pivot_pairs.py):
   k / (k + 1) for k pages that pair with both, so one pivot (0.30) needs some other evidence and
   two (0.40) are enough on their own;
@@ -27,7 +29,7 @@ in one language, one of them is a near-duplicate of another page of its language
 or content is required and one page has too little main content to judge.  The weights make
 every single strong piece (structure, a trained model's content, a URL key, an hreflang or
 switcher link) enough on its own unless content contradicts it, and the weak ones (mutual links,
-images, fingerprints) count only together with something else; docs/design.md gives the
+images, fingerprints, translated slugs) count only together with something else; docs/design.md gives the
 measurements behind them.
 """
 
@@ -39,7 +41,7 @@ from dataclasses import dataclass, field
 
 ACCEPT = 0.40
 WEIGHTS = {"structure": 0.50, "content": 0.50, "url_key": 0.40, "link": 0.50, "images": 0.20,
-           "fingerprint": 0.20, "pivot": 0.60}
+           "fingerprint": 0.20, "pivot": 0.60, "slug": 0.20}
 CONTRADICTION = 1.0
 CONTRADICTING_SHARE = 0.10
 USER_PREFIX = "x_"
@@ -58,6 +60,7 @@ class Evidence:
     images: float | None = None
     fingerprint_ratio: float | None = None
     pivot: float | None = None
+    slug: float | None = None
     same_language: bool = False
     near_duplicate: str = ""  # the page this pair's page duplicates, if any
     too_little_content: bool = False
@@ -86,7 +89,8 @@ def decide(ev: Evidence, content_required: bool = True) -> Decision:
         terms["content"] = WEIGHTS["content"] * c * ev.maturity
         if ev.maturity >= 1.0 and c < CONTRADICTING_SHARE:
             terms["contradiction"] = -CONTRADICTION
-    for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images), ("pivot", ev.pivot)):
+    for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images), ("pivot", ev.pivot),
+                        ("slug", ev.slug)):
         v = _finite(value)
         if v:
             terms[name] = WEIGHTS[name] * v

@@ -31,6 +31,7 @@ import numpy as np
 from matchers.content.content_filter import Models, StoredPair
 from matchers.content.content_match import match_content
 from matchers.content.content_schedule import maturity
+from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
 from matchers.site.decision import Evidence, decide, user_scores
 from matchers.site.image_evidence import depth_ok, image_jaccard, ratio
@@ -39,6 +40,7 @@ from matchers.site.one_to_one import Scored, resolve_one_to_one
 from matchers.site.page_index import SiteIndex
 from matchers.site.pivot_pairs import PivotProposal, pivot_proposals
 from matchers.site.site_evidence import SiteEvidence
+from matchers.site.slug_translation import Translate, dictionary_translate, model_translate, slug_score
 from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
 from matchers.structure.structure_threshold import scaled_limits, similarity
 from matchers.structure.unsupervised_threshold import (
@@ -62,6 +64,14 @@ def _n_tokens(content: PageContent) -> int:
 # Link evidence this strong (an hreflang or language-switcher link) is the site's own statement
 # that two pages are translations, so it pairs pages without main content too.
 _EXPLICIT_LINK = 0.7
+
+
+class Dictionary(Protocol):
+    """A bilingual dictionary (matchers.content.dictionary_filter.BilingualDictionary)."""
+
+    def covers(self, l1: str, l2: str) -> bool: ...
+
+    def translations(self, word: str, from_lang: str) -> frozenset[str]: ...
 
 
 class DecisionSettings(Protocol):
@@ -143,7 +153,7 @@ def _tokens(index: SiteIndex, url: str) -> np.ndarray | None:
 
 def decide_site(
     site_id: int, candidates: Iterable[StoredPair], index: SiteIndex, ev: SiteEvidence, models: Models,
-    cfg: DecisionSettings,
+    cfg: DecisionSettings, dictionary: Dictionary | None = None,
 ) -> SiteDecisions:
     """Every stored candidate of the site, every pair its URL keys and links propose, and the pairs
     the accepted ones propose through a third language (matchers.site.pivot_pairs), with all
@@ -201,6 +211,17 @@ def decide_site(
         if enough_candidates(sample, cfg.threshold_min_pairs):
             with contextlib.suppress(ValueError):  # no pair with P_d = 0: fixed thresholds stay
                 thresholds[langs] = estimate_threshold(sample, cfg.threshold_step, cfg.threshold_delta)
+    translators: dict[tuple[str, str], Translate] = {}
+
+    def translator(lang1: str, lang2: str, model: TranslationModel) -> Translate:
+        key = (lang1, lang2)
+        if key not in translators:
+            translate = model_translate(model)
+            if dictionary is not None and dictionary.covers(lang1, lang2):
+                translate = dictionary_translate(lambda w, lang=lang1: dictionary.translations(w, lang), translate)
+            translators[key] = translate
+        return translators[key]
+
     decided: list[Decided] = []
     counts = {"accepted": 0, "rejected": 0, "proposed": 0, "proposed_accepted": 0, "pivot_proposed": 0,
               "pivot_accepted": 0}
@@ -258,6 +279,9 @@ def decide_site(
                 scores["images"] = round(images, 6)
             if fp is not None:
                 scores["fingerprint_ratio"] = round(fp, 6)
+        slug = slug_score(c.url1, c.url2, translator(c.lang1, c.lang2, model))
+        if slug is not None:
+            scores["slug"] = round(slug, 6)
         dup = near.get(c.url1) or near.get(c.url2) or ""
         if pivot is not None:
             scores["pivot"] = round(pivot.support, 6)
@@ -267,7 +291,7 @@ def decide_site(
         evidence = Evidence(
             structure=sim, structure_failed=failed, content_share=share,
             maturity=maturity(model, cfg.content_mature_sentences), url_key=url_key, link=link,
-            images=images, fingerprint_ratio=fp, pivot=None if pivot is None else pivot.support,
+            images=images, fingerprint_ratio=fp, pivot=None if pivot is None else pivot.support, slug=slug,
             same_language=c.lang1 == c.lang2,
             near_duplicate=dup, too_little_content=too_little and not (link and link >= _EXPLICIT_LINK),
             user=user_scores(scores),

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 
 from matchers.content.translation_model import TranslationModel
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
+_TOKEN = re.compile(r"[^\W_]+")
 # File-name parts that are no words of the page's language.
 _NOT_SLUG = frozenset({"html", "htm", "shtml", "php", "asp", "aspx", "jsp", "cfm", "index", "default", "www"})
 MIN_PROBABILITY = 0.1  # t(w2 | w1) or t(w1 | w2) at which a slug word counts as translated
@@ -24,11 +24,16 @@ MIN_PREFIX = 5  # a dictionary translation matches a slug word sharing this many
 Translate = Callable[[Sequence[str], Sequence[str]], list[list[bool]]]
 
 
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+
+
 def slug_words(url: str) -> tuple[str, ...]:
-    """Words of a URL's path (letters only, at least 3), case-folded, in order."""
+    """Words of a URL's path, case-folded, in order: its tokens of 3 or more letters and no digit
+    (a token with a digit is an id, a date or a hash, never a translated word)."""
     path = unquote(urlsplit(url).path)
-    words = (unicodedata.normalize("NFKC", w).casefold() for w in _WORD.findall(path))
-    return tuple(w for w in words if w not in _NOT_SLUG)
+    words = (unicodedata.normalize("NFKC", t).casefold() for t in _TOKEN.findall(path))
+    return tuple(w for w in words if len(w) >= 3 and w.isalpha() and w not in _NOT_SLUG)
 
 
 def slug_score(url_a: str, url_b: str, translate: Translate) -> float | None:
@@ -60,14 +65,17 @@ def model_translate(model: TranslationModel, min_probability: float = MIN_PROBAB
 def dictionary_translate(translations: Callable[[str], frozenset[str]], fallback: Translate | None = None) -> Translate:
     """Translation by a bilingual dictionary (``translations(word)`` of the first language's
     words); a translation matches a slug word equal to it or sharing its first ``MIN_PREFIX``
-    letters (inflection: "dental" / "dentaire" do not, "prestation" / "prestations" do).  Pairs
+    letters (inflection: "dental" / "dentaire" do not, "prestation" / "prestations" do), accents
+    aside (URLs often drop them: "impots" for "impôts").  Pairs
     the dictionary does not know are left to ``fallback``."""
 
     def translate(words1: Sequence[str], words2: Sequence[str]) -> list[list[bool]]:
         out = fallback(words1, words2) if fallback is not None else [[False] * len(words2) for _ in words1]
         for i, w1 in enumerate(words1):
             for t in translations(w1):
+                t = _fold(t)
                 for j, w2 in enumerate(words2):
+                    w2 = _fold(w2)
                     if t == w2 or (len(t) >= MIN_PREFIX and len(w2) >= MIN_PREFIX and t[:MIN_PREFIX] == w2[:MIN_PREFIX]):
                         out[i][j] = True
         return out
