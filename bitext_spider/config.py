@@ -290,8 +290,9 @@ class BitextConfig:
     # under BITEXT_LANG_MIN_CONFIDENCE (on the W3C pages: 4 at 500, 1 at 800, none at 1,000-2,000;
     # docs/benchmarks.md (c)).
     lang_max_chars: int = setting(
-        MAX_CHARS, "Characters of a page's text, from its start, that fastText reads (fewer: "
-        "faster, but short pages fall under the confidence).", group=_LANG, low=1)
+        MAX_CHARS, "Characters of a page's text that fastText reads: its text blocks in document order "
+        "less code, menus and page chrome (fewer: faster, but short pages fall under the confidence).",
+        group=_LANG, low=1)
     logstats_interval: float = setting(
         30.0, "Seconds between `bitext:` progress lines (0: none).", group=_CRAWL)
     # Python's GIL switch interval while crawling (seconds; 0 leaves Python's 5 ms): the reactor
