@@ -1,12 +1,16 @@
-"""Build a crawlable development site from fastapi's multilingual documentation sources.
+"""Build a crawlable development site from a multilingual documentation site's sources.
 
-    python benchmarks/devsets/docs_site.py GIT_DIR DST [--langs en,es,de,...] [--port 8103]
+    python benchmarks/devsets/docs_site.py GIT_DIR DST [--source fastapi|nodejs] [--langs en,es,...] [--port 8103]
 
-GIT_DIR is a clone of github.com/fastapi/fastapi.  Every Markdown page of docs/<lang>/docs/ becomes
-an HTML page at the URL the published site gives it (English /PATH/, the others /LANG/PATH/),
-in one template for all languages: a header, a language menu linking each language's home page,
-a navigation list of every page of the language, the article, a footer.  There is no hreflang and
-no link between translations, so pairing rests on URLs, content and structure.  DST gets the
+GIT_DIR is a clone of github.com/fastapi/fastapi (every Markdown page of docs/<lang>/docs/, at the
+URL the published site gives it: English /PATH/, the others /LANG/PATH/) or of
+github.com/nodejs/nodejs.org (apps/site/pages/<lang>/, at /LANG/PATH/: 1,063 English pages and 8
+to 17 in each other language).  Every page is an HTML page in one template for all languages: a
+header, a language menu linking each language's home page, a navigation list of every page of
+the language, the article, a footer.  There is no hreflang and no link between translations, so
+pairing rests on URLs, content and structure.  Of nodejs.org, source pages that render to fewer
+than 20 words or to the same text as another page of their language are left out (MDX pages
+made of components, which the published site renders with its own code).  DST gets the
 layout of ../shared/data's sites (hosts.tsv, seeds.txt, pages.tsv, gold.tsv, www/), served by
 ../shared/bench/serve.py.  The gold standard is the sources' own: two pages are translations
 when their Markdown files have the same path under two language directories.  Only the larger
@@ -28,6 +32,7 @@ _INLINE = [
     (re.compile(r"(?<![*\w])\*([^*\s][^*]*)\*(?!\w)"), lambda m: f"<em>{m.group(1)}</em>"),
     (re.compile(r"\[([^\]]+)\]\(([^)\s]+)[^)]*\)"), lambda m: f'<a href="{m.group(2)}">{m.group(1)}</a>'),
 ]
+MIN_ARTICLE_WORDS = 20
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^}]*\})?\s*$")
 _ITEM = re.compile(r"^\s*(?:[*+-]|\d+\.)\s+(.*)$")
 
@@ -111,42 +116,49 @@ def markdown_to_html(md: str) -> tuple[str, str]:
     return title, "\n".join(out)
 
 
-def sources(git_dir: str) -> dict[str, dict[str, str]]:
+def sources(git_dir: str, kind: str) -> dict[str, dict[str, str]]:
     """lang -> {document path: Markdown}."""
-    names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD", "docs"],
+    top = "docs" if kind == "fastapi" else "apps/site/pages"
+    names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "--name-only", "HEAD", top],
                            check=True, capture_output=True, text=True).stdout.splitlines()
     out: dict[str, dict[str, str]] = defaultdict(dict)
     for name in names:
         parts = name.split("/")
-        if len(parts) < 4 or parts[2] != "docs" or not name.endswith(".md") or parts[-1].startswith("_"):
-            continue
-        doc = "/".join(parts[3:])[: -len(".md")]
+        if kind == "fastapi":
+            if len(parts) < 4 or parts[2] != "docs" or not name.endswith(".md") or parts[-1].startswith("_"):
+                continue
+            lang, doc = parts[1], "/".join(parts[3:])[: -len(".md")]
+        else:
+            if len(parts) < 5 or not name.endswith((".md", ".mdx")):
+                continue
+            lang, doc = parts[3], "/".join(parts[4:]).rsplit(".", 1)[0]
         doc = doc[: -len("/index")] if doc.endswith("/index") else ("" if doc == "index" else doc)
         text = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{name}"], check=True,
                               capture_output=True).stdout.decode("utf-8", "replace")
-        out[parts[1]][doc] = text
+        out[lang][doc] = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)  # front matter
     return out
 
 
-def page_path(lang: str, doc: str) -> str:
-    prefix = "" if lang == "en" else f"/{lang}"
+def page_path(lang: str, doc: str, english_prefix: bool = False) -> str:
+    prefix = "" if lang == "en" and not english_prefix else f"/{lang}"
     return f"{prefix}/{doc}/" if doc else f"{prefix}/"
 
 
-def render(lang: str, doc: str, md: str, docs: dict[str, str], langs: list[str]) -> str:
+def render(lang: str, doc: str, md: str, docs: dict[str, str], langs: list[str], english_prefix: bool) -> str:
     title, body = markdown_to_html(md)
-    nav = "".join(f'<li><a href="{page_path(lang, d)}">{html.escape(d or "home")}</a></li>' for d in sorted(docs))
-    menu = "".join(f'<li><a href="{page_path(code, "")}">{code}</a></li>' for code in langs)
+    nav = "".join(f'<li><a href="{page_path(lang, d, english_prefix)}">{html.escape(d or "home")}</a></li>'
+                  for d in sorted(docs))
+    menu = "".join(f'<li><a href="{page_path(code, "", english_prefix)}">{code}</a></li>' for code in langs)
     return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{html.escape(title)} - FastAPI</title>
+<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <link rel="stylesheet" href="/assets/site.css"></head>
-<body><header class="top"><a class="logo" href="{page_path(lang, '')}">FastAPI</a>
+<body><header class="top"><a class="logo" href="{page_path(lang, '', english_prefix)}">Docs</a>
 <nav class="languages"><ul>{menu}</ul></nav></header>
 <div class="container"><nav class="sidebar"><ul>{nav}</ul></nav>
 <main><article>
 {body}
 </article></main></div>
-<footer><p>FastAPI framework, high performance, easy to learn, fast to code, ready for production</p></footer>
+<footer><p>Documentation built from the project's sources</p></footer>
 </body></html>
 """
 
@@ -155,20 +167,33 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("git_dir")
     ap.add_argument("dst", type=Path)
-    ap.add_argument("--langs", default="en,de,es,fr,hi,ja,ko,pt,ru,tr,uk,zh")
+    ap.add_argument("--source", choices=("fastapi", "nodejs"), default="fastapi")
+    ap.add_argument("--langs", default="", help="default: fastapi en,de,es,fr,hi,ja,ko,pt,ru,tr,uk,zh; "
+                    "nodejs en,ar,es,fa,fr,id,ja,ko,pt-br,ro,ta,tr,uk,zh-cn")
     ap.add_argument("--port", type=int, default=8103)
     a = ap.parse_args()
-    langs = a.langs.split(",")
-    src = sources(a.git_dir)
+    langs = (a.langs or {"fastapi": "en,de,es,fr,hi,ja,ko,pt,ru,tr,uk,zh",
+                         "nodejs": "en,ar,es,fa,fr,id,ja,ko,pt-br,ro,ta,tr,uk,zh-cn"}[a.source]).split(",")
+    src = sources(a.git_dir, a.source)
+    english_prefix = a.source == "nodejs"  # there every language, English too, is under its code
     www = a.dst / "www"
     pages, by_doc = [], defaultdict(list)
+    skipped = 0
     base = f"http://127.0.0.1:{a.port}"
     for lang in langs:
+        seen: dict[str, str] = {}
         for doc, md in sorted(src[lang].items()):
-            path = page_path(lang, doc)
+            # nodejs.org: a page the renderer leaves (nearly) empty or identical to another page
+            # of its language (MDX pages made of components: the published site renders those
+            # with code this builder does not have) is left out, with its gold pairs.
+            text = " ".join(re.sub(r"<[^>]+>", " ", markdown_to_html(md)[1]).split())
+            if a.source == "nodejs" and (len(text.split()) < MIN_ARTICLE_WORDS or seen.setdefault(text, doc) != doc):
+                skipped += 1
+                continue
+            path = page_path(lang, doc, english_prefix)
             target = www / path.strip("/") / "index.html"
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(render(lang, doc, md, src[lang], langs), encoding="utf-8")
+            target.write_text(render(lang, doc, md, src[lang], langs, english_prefix), encoding="utf-8")
             pages.append((base + path, lang))
             by_doc[doc].append((lang, base + path))
     (www / "assets").mkdir(parents=True, exist_ok=True)
@@ -179,10 +204,11 @@ def main() -> None:
             for lb, ub in members[i + 1:]:
                 gold.append((la, ua, lb, ub) if la < lb else (lb, ub, la, ua))
     (a.dst / "hosts.tsv").write_text(f"www\t{base}\n", encoding="utf-8")
-    (a.dst / "seeds.txt").write_text(base + "/\n", encoding="utf-8")
+    (a.dst / "seeds.txt").write_text(base + page_path("en", "", english_prefix) + "\n", encoding="utf-8")
     (a.dst / "pages.tsv").write_text("".join(f"{u}\t{lang}\n" for u, lang in pages), encoding="utf-8")
     (a.dst / "gold.tsv").write_text("".join("\t".join(g) + "\n" for g in sorted(gold)), encoding="utf-8")
-    print(f"{len(pages)} pages in {len(langs)} languages, {len(gold)} gold pairs: {a.dst}")
+    print(f"{len(pages)} pages in {len(langs)} languages, {len(gold)} gold pairs ({skipped} source pages "
+          f"left out: empty or duplicate once rendered): {a.dst}")
 
 
 if __name__ == "__main__":
