@@ -132,3 +132,17 @@ def test_a_language_pair_seen_once_on_a_multilingual_site_pairs_through_its_fami
     assert index._power[(2, ("gl",), ("ja",))] == 1
     # gl:ja links one pair only, but both codes belong to the site's language slot.
     assert index.key_score(f"{H}/docs/a0.gl.html", f"{H}/docs/a0.ja.html") > 0
+
+
+def test_two_conflicts_from_untranslated_copies_do_not_drop_a_small_key():
+    # Two of the three URLs under zh-hans that have a Bulgarian partner are English copies (the
+    # site serves English where the Chinese translation is missing): bg:zh-hans pairs them with
+    # Bulgarian pages that already have their English partner.  Two conflicts of three are no
+    # evidence of a false key; the one true pair stays.
+    entries = [(f"{H}/docs/a{i}.{lang}.html", lang) for i in range(10) for lang in ("en", "fr", "de")]
+    entries += [(f"{H}/docs/a{i}.bg.html", "bg") for i in range(3)]
+    entries += [(f"{H}/docs/a0.zh-hans.html", "zh-hans")]
+    entries += [(f"{H}/docs/a{i}.zh-hans.html", "en") for i in (1, 2)]
+    index = build(entries)
+    assert index.key_score(f"{H}/docs/a0.bg.html", f"{H}/docs/a0.zh-hans.html") > 0
+    assert index.key_score(f"{H}/docs/a1.bg.html", f"{H}/docs/a1.zh-hans.html") == 0

@@ -84,7 +84,8 @@ A pair that a stronger key already linked is neither kept nor held against the k
 false key when more than `max_reject_share` of its pairs join one language and more than pairing
 its two sides' pages at random would (untranslated French pages under /en/ make a true key pair
 some French pages with French ones, but no more than chance; htm:html pairs copies), or when
-more than that share of its other pairs conflict.  A false key is dropped whole: none of its pairs is kept and it labels no URL; otherwise its surviving pairs are
+more than that share of its other pairs conflict (and at least `min_side_power` of them).  A false
+key is dropped whole: none of its pairs is kept and it labels no URL; otherwise its surviving pairs are
 added (and, for a shadow, only claim their URLs).  Shadows ranked after the last accepted key cannot
 change anything and are skipped.  Without languages, a key that pairs unlabelled copies of a page
 (/en/print/x.html) still looks like a third language, as in the paper; with them it is dropped.
@@ -523,7 +524,9 @@ class UrlKeyIndex:
             reason = ""
             if same > self.max_reject_share * len(pairs) and (same == len(pairs) or same > _chance_same(pairs, langs)):
                 reason = "same-language"
-            elif conflict > self.max_reject_share * (len(pairs) - same - taken):
+            elif conflict > self.max_reject_share * (len(pairs) - same - taken) and conflict >= self.min_side_power:
+                # Two conflicts out of three say nothing (an untranslated copy under the code of
+                # a language the document lacks makes them); a false key has many.
                 reason = "conflict"
             if reason:
                 if unit.accepted is not None:
