@@ -66,16 +66,16 @@ def dictionary_translate(translations: Callable[[str], frozenset[str]], fallback
     """Translation by a bilingual dictionary (``translations(word)`` of the first language's
     words); a translation matches a slug word equal to it or sharing its first ``MIN_PREFIX``
     letters (inflection: "dental" / "dentaire" do not, "prestation" / "prestations" do), accents
-    aside (URLs often drop them: "impots" for "impôts").  Pairs
-    the dictionary does not know are left to ``fallback``."""
+    aside (URLs often drop them: "impots" for "impôts").  Pairs the dictionary does not know are
+    left to ``fallback``."""
 
     def translate(words1: Sequence[str], words2: Sequence[str]) -> list[list[bool]]:
         out = fallback(words1, words2) if fallback is not None else [[False] * len(words2) for _ in words1]
+        folded2 = [_fold(w) for w in words2]
         for i, w1 in enumerate(words1):
             for t in translations(w1):
                 t = _fold(t)
-                for j, w2 in enumerate(words2):
-                    w2 = _fold(w2)
+                for j, w2 in enumerate(folded2):
                     if t == w2 or (len(t) >= MIN_PREFIX and len(w2) >= MIN_PREFIX and t[:MIN_PREFIX] == w2[:MIN_PREFIX]):
                         out[i][j] = True
         return out

@@ -7,10 +7,10 @@ this module does it from the languages the crawl has identified: a URL token is 
 language when nearly all the URLs that carry it are in that language (`purity`) and it occurs in
 a fair share of that language's URLs (`coverage`: a slug of one English-only article is pure but
 marks nothing).  Deleting every marker from a URL leaves the part that names the document; URLs
-left equal and differing in more than one field are paired, and the key of a pair is the two
-URLs' deleted markers, as "german-de:french-fr".  These keys compete with the single-field keys
-under the same rules (matchers.site.url_keys); where both link the same pairs (en:fr in the path
-and as markers), the stronger takes them and the other adds nothing.
+left equal, in different languages, are paired, and the key of a pair is the two URLs' deleted
+markers, as "german-de:french-fr".  These keys compete under the same rules as the single-field
+keys (matchers.site.url_keys), after all of them: they take the pairs the single-field keys
+leave (two fields at once, a home page /en : /fr whose code is in the file field).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ Fields = tuple[tuple[str, ...], ...]
 
 
 def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
-                 purity: float, coverage: float, min_count: int) -> dict[str, str]:
-    """Token -> the language it marks.  Fields are not told apart: the home page /en has its code
+                 purity: float, coverage: float, min_count: int) -> frozenset[str]:
+    """The tokens that mark a language.  Fields are not told apart: the home page /en has its code
     in the file field where every other page has it in the path (/en/about)."""
     per_lang: Counter[str] = Counter()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
@@ -38,19 +38,19 @@ def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fiel
         per_lang[lang] += 1
         for t in {t for fid in key_fields for t in f[fid]}:
             counts[t][lang] += 1
-    markers = {}
+    markers = set()
     for ft, by_lang in counts.items():
         total = sum(by_lang.values())
         if total < min_count:
             continue
         lang, n = by_lang.most_common(1)[0]
         if n >= purity * total and n >= coverage * per_lang[lang]:
-            markers[ft] = lang
-    return markers
+            markers.add(ft)
+    return frozenset(markers)
 
 
 def marker_pairs(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
-                 markers: dict[str, str], max_group: int, multi: int,
+                 markers: frozenset[str], max_group: int, multi: int,
                  pair_bits: int) -> tuple[dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]],
                                           Counter[tuple[str, ...]]]:
     """Pairs of every multi-field key (packed as url_keys packs them) and the number of URLs
