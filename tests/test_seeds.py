@@ -57,3 +57,14 @@ def test_load_seeds_binary_file(tmp_path):
     p.write_bytes(b"\xff\xfe\x00\x81binary")
     with pytest.raises(SeedsError):
         load_seeds(p)
+
+
+def test_one_line_that_is_not_utf8_is_skipped_with_its_number(tmp_path, caplog):
+    p = tmp_path / "seeds.txt"
+    p.write_bytes(b"\xef\xbb\xbfhttp://a.example/\n# caf\xe9 sites\nhttp://b.example/caf\xe9/\nhttp://c.example/\n")
+    with caplog.at_level(logging.ERROR):
+        report = load_seeds(p)
+    assert [s.key for s in report.sites] == ["a.example", "c.example"]
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith(f"{p}:2: not UTF-8 text (byte 0xe9") for m in messages)
+    assert any(m.startswith(f"{p}:3: not UTF-8 text (byte 0xe9") for m in messages)

@@ -8,9 +8,10 @@ github.com/nodejs/nodejs.org (apps/site/pages/<lang>/, at /LANG/PATH/: 1,063 Eng
 to 17 in each other language).  Every page is an HTML page in one template for all languages: a
 header, a language menu linking each language's home page, a navigation list of every page of
 the language, the article, a footer.  There is no hreflang and no link between translations, so
-pairing rests on URLs, content and structure.  Of nodejs.org, source pages that render to fewer
-than 20 words or to the same text as another page of their language are left out (MDX pages
-made of components, which the published site renders with its own code).  DST gets the
+pairing rests on URLs, content and structure.  Of nodejs.org, source pages that its redirects.json
+sends elsewhere, that render to fewer than 20 words, or whose words are 90% those of another page
+of their language (difflib ratio) are left out (MDX pages made of components, which the
+published site renders with its own code).  DST gets the
 layout of ../shared/data's sites (hosts.tsv, seeds.txt, pages.tsv, gold.tsv, www/), served by
 ../shared/bench/serve.py.  The gold standard is the sources' own: two pages are translations
 when their Markdown files have the same path under two language directories.  Only the larger
@@ -20,7 +21,9 @@ of two regional variants of a language is kept (zh, not zh-hant), as in url_devs
 from __future__ import annotations
 
 import argparse
+import difflib
 import html
+import json
 import re
 import subprocess
 from collections import defaultdict
@@ -35,6 +38,8 @@ _INLINE = [
 MIN_ARTICLE_WORDS = 20
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(\{[^}]*\})?\s*$")
 _ITEM = re.compile(r"^\s*(?:[*+-]|\d+\.)\s+(.*)$")
+_OPEN_JSX = re.compile(r"^<[A-Za-z][\w.]*(\s|$)")
+NEAR_COPY = 0.9
 
 
 def inline(text: str) -> str:
@@ -108,7 +113,13 @@ def markdown_to_html(md: str) -> tuple[str, str]:
             flush()
         elif stripped.startswith("<"):
             flush()
-            out.append(stripped)
+            # A JSX element whose attributes run over several lines (`<Image\n  alt="..."\n/>`)
+            # is one tag: its attribute lines are not text.
+            tag = [stripped]
+            while _OPEN_JSX.match(tag[0]) and not tag[-1].endswith(">") and i + 1 < len(lines):
+                i += 1
+                tag.append(lines[i].strip())
+            out.append(" ".join(tag))
         else:
             para.append(stripped)
         i += 1
@@ -137,6 +148,27 @@ def sources(git_dir: str, kind: str) -> dict[str, dict[str, str]]:
                               capture_output=True).stdout.decode("utf-8", "replace")
         out[lang][doc] = re.sub(r"\A---\n.*?\n---\n", "", text, flags=re.S)  # front matter
     return out
+
+
+def redirected(git_dir: str) -> re.Pattern[str]:
+    """nodejs.org: the document paths its redirects.json sends elsewhere (never served as pages)."""
+    raw = subprocess.run(["git", "--git-dir", git_dir, "show", "HEAD:apps/site/redirects.json"],
+                         check=True, capture_output=True, text=True).stdout
+    sources_ = [e["source"][len("/:locale/"):] for group in json.loads(raw).values() for e in group
+                if e["source"].startswith("/:locale/")]
+    alts = [re.escape(src).replace(re.escape(":path*"), ".*") for src in sources_]
+    return re.compile(rf"(?:{'|'.join(alts)})\Z" if alts else r"(?!)")
+
+
+def near_copy(words: list[str], kept: list[list[str]]) -> bool:
+    """Whether a page's words are (nearly) those of a page already kept in its language."""
+    for other in kept:
+        if abs(len(other) - len(words)) > (1 - NEAR_COPY) * max(len(words), len(other)):
+            continue
+        sm = difflib.SequenceMatcher(None, words, other, autojunk=False)
+        if sm.quick_ratio() >= NEAR_COPY and sm.ratio() >= NEAR_COPY:
+            return True
+    return False
 
 
 def page_path(lang: str, doc: str, english_prefix: bool = False) -> str:
@@ -179,17 +211,22 @@ def main() -> None:
     www = a.dst / "www"
     pages, by_doc = [], defaultdict(list)
     skipped = 0
+    gone = redirected(a.git_dir) if a.source == "nodejs" else re.compile(r"(?!)")
     base = f"http://127.0.0.1:{a.port}"
     for lang in langs:
-        seen: dict[str, str] = {}
-        for doc, md in sorted(src[lang].items()):
-            # nodejs.org: a page the renderer leaves (nearly) empty or identical to another page
-            # of its language (MDX pages made of components: the published site renders those
-            # with code this builder does not have) is left out, with its gold pairs.
-            text = " ".join(re.sub(r"<[^>]+>", " ", markdown_to_html(md)[1]).split())
-            if a.source == "nodejs" and (len(text.split()) < MIN_ARTICLE_WORDS or seen.setdefault(text, doc) != doc):
+        kept: list[list[str]] = []
+        for doc, md in sorted(src[lang].items(), key=lambda kv: (kv[0].count("/"), kv[0])):
+            # nodejs.org: a page its redirects send elsewhere is never served; a page the renderer
+            # leaves (nearly) empty, or that renders to (nearly) the words of another page of its
+            # language, is left out with its gold pairs (MDX pages made of components: the
+            # published site renders those with code this builder does not have, and
+            # /download/current/ differs from /download/ only in what its components show).
+            words = re.sub(r"<[^>]+>", " ", markdown_to_html(md)[1]).split()
+            if a.source == "nodejs" and (gone.match(doc) or len(words) < MIN_ARTICLE_WORDS
+                                         or near_copy(words, kept)):
                 skipped += 1
                 continue
+            kept.append(words)
             path = page_path(lang, doc, english_prefix)
             target = www / path.strip("/") / "index.html"
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -208,7 +245,7 @@ def main() -> None:
     (a.dst / "pages.tsv").write_text("".join(f"{u}\t{lang}\n" for u, lang in pages), encoding="utf-8")
     (a.dst / "gold.tsv").write_text("".join("\t".join(g) + "\n" for g in sorted(gold)), encoding="utf-8")
     print(f"{len(pages)} pages in {len(langs)} languages, {len(gold)} gold pairs ({skipped} source pages "
-          f"left out: empty or duplicate once rendered): {a.dst}")
+          f"left out: redirected, empty or a near copy once rendered): {a.dst}")
 
 
 if __name__ == "__main__":

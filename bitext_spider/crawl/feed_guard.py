@@ -54,7 +54,10 @@ class FeedGuard:
     @staticmethod
     def failed(crawler: Any) -> bool:
         """Whether a feed of ``crawler``'s finished crawl failed."""
-        extensions = getattr(crawler, "extensions", None)
+        try:
+            extensions = crawler.extensions
+        except (AttributeError, RuntimeError):  # the crawl never started (Scrapy >= 2.14 raises)
+            return False
         if extensions is None:
             return False
         return any(isinstance(ext, FeedGuard) and ext.failures for ext in extensions.middlewares)

@@ -116,18 +116,38 @@ def parse_seeds_text(text: str, source: str = "seeds") -> SeedsReport:
     return report
 
 
+def _decode_lines(data: bytes, source: str) -> tuple[str, list[str]]:
+    """The file's UTF-8 lines; a line that is not UTF-8 is blanked (keeping line numbers) and reported.
+
+    One bad byte (a Latin-1 accent in a comment, a stray control byte) costs its line, not the
+    file, as for any other malformed line.
+    """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    lines: list[str] = []
+    problems: list[str] = []
+    for lineno, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            problems.append(f"{source}:{lineno}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
+                            f"{exc.start + 1}); line skipped")
+            lines.append("")
+    return "\n".join(lines), problems
+
+
 def load_seeds(path: str | Path) -> SeedsReport:
     """Read a seeds file; problems are logged with line numbers. Raises SeedsError when unusable."""
     p = Path(path)
     if not p.is_file():
         raise SeedsError(f"seeds file not found: {p} (pass -a seeds=PATH, one site a line)")
     try:
-        text = p.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SeedsError(f"seeds file {p} is not UTF-8 text: {exc}") from exc
+        data = p.read_bytes()
     except OSError as exc:
-        raise SeedsError(f"seeds file {p} cannot be read: {exc}") from exc
+        raise SeedsError(f"seeds file {p} cannot be read: {exc.strerror or exc}") from exc
+    text, undecodable = _decode_lines(data, str(p))
     report = parse_seeds_text(text, source=str(p))
+    report.problems[:0] = undecodable
     for problem in report.problems:
         logger.error(problem)
     if not report.sites:
