@@ -21,8 +21,11 @@ from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.seeds import Site, site_from_key
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
+from bitext_spider.store.open_errors import describe as describe_database_error
 from bitext_spider.store.records import PageRecord
 from bitext_spider.store.writer import StoreWriter
+from bitext_spider.store.writer_lock import WriterLock
+from bitext_spider.user_errors import DatabaseError
 from bitext_spider.workers.page_parser import PageParser
 from matchers.page.language_id import LanguageIdentifier
 from matchers.page.main_content import RepeatedBlocks
@@ -83,7 +86,12 @@ class BitextRuntime:
         self.crawler = crawler
         self.config = config if config is not None else BitextConfig.from_crawler(crawler)
         self._stats = stats
-        self.store = Store(self.config.db_url)
+        self.writer_lock = WriterLock(self.config.db_url)
+        try:
+            self.store = Store(self.config.db_url)
+        except Exception as exc:  # a bad URL, a server that does not answer, a file that is not a database
+            self.writer_lock.release()
+            raise DatabaseError(describe_database_error(self.config.db_url, exc)) from exc
         self.writer = StoreWriter(
             self.store,
             batch=self.config.writer_batch,
@@ -245,3 +253,4 @@ class BitextRuntime:
         if self.writer.failures:
             self.stats.set_value("bitext/errors/store", self.writer.failures)
         self.store.close()
+        self.writer_lock.release()

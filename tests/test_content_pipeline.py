@@ -37,8 +37,8 @@ def other_template(lang, blocks):
             f"</td></tr>{cells}</table><div><span>City of Example</span></div></body></html>")
 
 
-def make_chain(tmp_path, **settings):
-    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'c.db'}", **settings})
+def make_chain(tmp_path, db_url=None, **settings):
+    crawler = get_crawler(SiteSpider, {"BITEXT_DB_URL": db_url or f"sqlite:///{tmp_path / 'c.db'}", **settings})
     runtime = BitextRuntime.of(crawler)
     runtime.open_site(SITE)
     stages = [cls.from_crawler(crawler) for cls in STAGES]
@@ -153,11 +153,23 @@ def test_model_state_survives_a_new_crawl_on_the_same_database(tmp_path):
     close2()
 
 
-def test_two_crawls_on_one_database_add_up_their_models_training(tmp_path, caplog):
-    """Two crawls (nodes) train en-fr at once: each judges with its own training only, and the
-    stored model ends up with both, whatever the order they close in."""
-    crawler1, runtime1, _run1, close1 = make_chain(tmp_path)
-    crawler2, runtime2, _run2, close2 = make_chain(tmp_path)
+@pytest.fixture(scope="module")
+def pg_server():
+    from pg_server import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.mark.slow
+def test_two_crawls_on_one_database_add_up_their_models_training(tmp_path, caplog, pg_server):
+    """Two crawls (nodes, on PostgreSQL) train en-fr at once: each judges with its own training
+    only, and the stored model ends up with both, whatever the order they close in."""
+    from pg_server import create_database
+
+    db = create_database(pg_server)
+    crawler1, runtime1, _run1, close1 = make_chain(tmp_path, db)
+    crawler2, runtime2, _run2, close2 = make_chain(tmp_path, db)
     first, second = train(runtime1, times=2), train(runtime2, times=3)
     n1, n2 = first.sentences_seen, second.sentences_seen
     close1()
@@ -166,7 +178,7 @@ def test_two_crawls_on_one_database_add_up_their_models_training(tmp_path, caplo
     assert crawler2.stats.get_value("bitext/models/folded_sentences") == n2
     assert second.sentences_seen == n2  # the second crawl's decisions never saw the first's training
     with caplog.at_level("INFO", logger="bitext_spider.store.model_registry"):
-        _, runtime3, _run3, close3 = make_chain(tmp_path)
+        _, runtime3, _run3, close3 = make_chain(tmp_path, db)
         again = runtime3.models.get("en", "fr", site_id(runtime3))
     assert again.sentences_seen == n1 + n2 and again.pairs_seen == 5
     assert f"translation model en-fr: resumed ({n1 + n2} sentence pairs seen)" in caplog.text
@@ -202,6 +214,7 @@ def test_a_killed_crawl_resumes_with_its_sites_saved_training(tmp_path):
     model = train(runtime)
     seen = model.sentences_seen
     runtime.writer.close()  # no close(): nothing folded
+    runtime.writer_lock.release()  # the operating system's part of a kill
     store = Store(runtime.config.db_url, create=False)
     assert store.model_row("en", "fr") is None
     assert store.site_model_row(site_id(runtime), "en", "fr").sentences_seen == seen

@@ -118,6 +118,8 @@ def test_a_failed_job_is_visible_as_failed(node, tmp_path):
 def test_a_job_whose_database_cannot_be_opened_is_visible_as_failed(node, site, tmp_path):
     db = f"sqlite:///{tmp_path / 'no-such-dir' / 'x.db'}"
     log = run_job(node, db, seeds=f"{site.base_url}/", langs="en,fr")
-    assert f"ERROR: bitext job failed: database {db} cannot be opened" in log, log[-3000:]
+    missing = tmp_path / "no-such-dir"
+    assert (f"ERROR: bitext job failed: cannot create the SQLite database {missing / 'x.db'}: the directory "
+            f"{missing} does not exist") in log, log[-3000:]
     assert stat(log, "bitext/failed") == 1
     assert "'finish_reason': 'finished'" not in log

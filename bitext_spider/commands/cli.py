@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -28,8 +28,10 @@ from bitext_spider.commands.db_cli import DEFAULT_DB
 from bitext_spider.store import corpus_export
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow
+from bitext_spider.store.open_errors import describe as describe_database_error
 from bitext_spider.store.output import open_output
 from bitext_spider.store.table_export import export
+from bitext_spider.user_errors import UserError
 from matchers.page.lang_codes import primary_subtag
 
 
@@ -49,7 +51,18 @@ def _open_store(db: str) -> Store | None:
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
         _fail(f"no database at {url}")
         return None
-    return Store(url, create=False)
+    try:
+        store = Store(url, create=False)
+    except Exception as exc:  # a URL SQLAlchemy cannot read, a driver that is not installed
+        _fail(describe_database_error(url, exc))
+        return None
+    try:
+        inspect(store.engine).get_table_names()  # fails now, not after a header was printed
+    except SQLAlchemyError as exc:
+        store.close()
+        _fail(describe_database_error(url, exc))
+        return None
+    return store
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -70,7 +83,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except BrokenPipeError:
         raise  # the reader went away: main() ends quietly
     except Exception as exc:  # an unreadable database gets one clear line, not a traceback
-        return _fail(f"cannot read {store.url}: {exc}")
+        return _fail(describe_database_error(store.url, exc))
     finally:
         store.close()
     print(f"bitext: {n} {args.what} exported", file=sys.stderr)
@@ -120,7 +133,7 @@ def cmd_export_sentences(args: argparse.Namespace) -> int:
     try:
         n = _write_sentences(store, args)
     except SQLAlchemyError as exc:
-        return _fail(f"cannot read {store.url}: {exc}")
+        return _fail(describe_database_error(store.url, exc))
     except BrokenPipeError:
         raise  # the reader went away: main() ends quietly
     except OSError as exc:
@@ -170,7 +183,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         return _fail(f"cannot read the gold file: {exc}")
     except SQLAlchemyError as exc:
-        return _fail(f"cannot read {store.url}: {exc}")
+        return _fail(describe_database_error(store.url, exc))
     finally:
         store.close()
     if not args.json:
@@ -192,7 +205,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     try:
         return explain(store, args.url1, args.url2, sys.stdout)
     except Exception as exc:  # an unreadable database gets one clear line, not a traceback
-        return _fail(f"cannot read {store.url}: {exc}")
+        return _fail(describe_database_error(store.url, exc))
     finally:
         store.close()
 
@@ -230,8 +243,8 @@ def cmd_resolve(args: argparse.Namespace) -> int:
     stats = Stats()
     try:
         runtime = BitextRuntime(None, config=config, stats=stats)
-    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
-        return _fail(f"cannot open {url}: {exc}")
+    except UserError as exc:  # the database cannot be opened, or a crawl is writing it
+        return _fail(str(exc))
     try:
         # The close-time steps the settings turn on (loading BITEXT_DICTIONARY may fail).
         resolver = runtime.resolver
@@ -341,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except UserError as exc:
+        return _fail(str(exc))
     except BrokenPipeError:
         # The reader went away (`bitext export ... | head`): that ends the export, quietly.  Standard
         # output is pointed at /dev/null so the interpreter's own flush at exit does not complain.

@@ -15,9 +15,12 @@ Wire into ``bitext_spider.commands.cli.build_parser`` with ``db_cli.add_parser(s
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 
 from bitext_spider.config import default
+from bitext_spider.user_errors import DatabaseError
 
 DEFAULT_DB: str = default("BITEXT_DB_URL")
 
@@ -26,6 +29,22 @@ def _url(value: str) -> str:
     return value if "://" in value else f"sqlite:///{value}"
 
 
+def _one_line(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """A database that cannot be opened is the user's error (one line), not a traceback."""
+    @functools.wraps(fn)
+    def run(args: argparse.Namespace) -> int:
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from bitext_spider.store.open_errors import describe
+
+        try:
+            return fn(args)
+        except (SQLAlchemyError, ImportError) as exc:
+            raise DatabaseError(describe(_url(args.db), exc)) from exc
+    return run
+
+
+@_one_line
 def cmd_upgrade(args: argparse.Namespace) -> int:
     from bitext_spider.store.models import upgrade
 
@@ -34,6 +53,7 @@ def cmd_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+@_one_line
 def cmd_current(args: argparse.Namespace) -> int:
     from bitext_spider.store.models import current_revision, head_revision, make_engine
 
@@ -49,6 +69,7 @@ def cmd_current(args: argparse.Namespace) -> int:
     return 0 if current == head else 1
 
 
+@_one_line
 def cmd_fold(args: argparse.Namespace) -> int:
     from bitext_spider.commands.schedule import fold_models
 
@@ -92,7 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="bitext")
     add_parser(ap.add_subparsers(dest="command", required=True))
     args = ap.parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except DatabaseError as exc:
+        print(f"bitext: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

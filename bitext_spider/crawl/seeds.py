@@ -14,13 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bitext_spider.user_errors import UserError
+
 logger = logging.getLogger(__name__)
 
 _HOSTLIKE = re.compile(r"^[A-Za-z0-9.-]+\.[A-Za-z]{2,}(:\d+)?(/\S*)?$")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 
 
-class SeedsError(Exception):
+class SeedsError(UserError):
     """The seeds file cannot be used at all (missing, unreadable, or no valid line)."""
 
 

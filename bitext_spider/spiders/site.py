@@ -29,7 +29,6 @@ from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
-from sqlalchemy.engine import make_url
 from twisted.python.failure import Failure
 
 from bitext_spider.config import BitextConfig, scrapy_ignored_extensions
@@ -37,6 +36,8 @@ from bitext_spider.crawl.middlewares import SITE_META, is_html
 from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
+from bitext_spider.store.open_errors import describe as describe_database_error
+from bitext_spider.user_errors import ConfigError, DatabaseError, UserError
 from bitext_spider.workers.page_parser import ParseTimeout
 from matchers.page.outlinks import follow_links
 
@@ -58,14 +59,6 @@ def _job_failed(message: str) -> None:
     logger.error("bitext job failed: %s", message)
     stats = {"bitext/failed": 1, "finish_reason": f"bitext_failed: {message}"}
     logger.info("Dumping Scrapy stats:\n%s", pprint.pformat(stats))
-
-
-def _safe_url(url: str | None) -> str:
-    """The database URL for a log line, without its password."""
-    try:
-        return make_url(url or "").render_as_string(hide_password=True)
-    except Exception:
-        return "(BITEXT_DB_URL)"
 
 
 class SiteSpider(scrapy.Spider):
@@ -93,12 +86,16 @@ class SiteSpider(scrapy.Spider):
             config = BitextConfig.from_crawler(crawler)
         except ValueError as exc:  # a BITEXT_* setting out of range or of the wrong type
             _job_failed(str(exc))
-            raise
+            raise ConfigError(str(exc)) from exc
         try:
             spider.runtime = BitextRuntime.of(crawler)
-        except Exception as exc:  # the database cannot be opened or its schema not brought up to date
-            _job_failed(f"database {_safe_url(config.db_url)} cannot be opened: {exc}")
+        except UserError as exc:
+            _job_failed(str(exc))
             raise
+        except Exception as exc:  # the database cannot be opened or its schema not brought up to date
+            message = describe_database_error(config.db_url, exc)
+            _job_failed(message)
+            raise DatabaseError(message) from exc
         spider._max_depth = crawler.settings.getint("DEPTH_LIMIT")
         spider.allowed_domains = sorted({urlsplit(u).hostname or "" for s in spider.sites for u in s.start_urls})
         return spider
