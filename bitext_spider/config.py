@@ -284,7 +284,9 @@ class BitextConfig:
         "the fixed structure threshold at close.", group=_EVIDENCE)
     lang_min_confidence: float = setting(
         0.40, "Below this confidence a page's language is `und`.", group=_LANG)
-    lang_min_words: int = setting(3, "Pages with fewer words get the language `und`.", group=_LANG)
+    lang_min_words: int = setting(
+        5, "Pages whose text (less menus, page chrome and code) has fewer words with letters get the "
+        "language `und` (numbers do not count: a label and a number is no language).", group=_LANG)
     # Characters of a page's text (from its start) that fastText reads.  Its cost is linear in
     # them, about a third of a page's parse at 1,500; but fewer leave short or unaccented pages
     # under BITEXT_LANG_MIN_CONFIDENCE (on the W3C pages: 4 at 500, 1 at 800, none at 1,000-2,000;

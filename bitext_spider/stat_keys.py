@@ -97,6 +97,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/content/sentences", "Main-content sentences of the pages.", _CONTENT),
     Stat("bitext/content/checked", "Candidates whose sentences were aligned as they arrived.", _CONTENT),
     Stat("bitext/content/rejected", "Candidates the content filter turned down as they arrived.", _CONTENT),
+    Stat("bitext/content/same_text", "Candidates turned down because both pages have the same main text but "
+         "for case, digits, URLs and punctuation (not a translation).", _CONTENT),
     Stat("bitext/content/rescue_checked", "Page pairs checked on content alone as pages arrived "
          "(`BITEXT_CONTENT_RESCUE_AT_ARRIVAL`).", _CONTENT),
     Stat("bitext/content/rescued", "Candidates found on content alone as pages arrived.", _CONTENT),

@@ -3,7 +3,9 @@ columns, TMX or Moses.
 
 Only sentences of final pairs (rows of ``pairs``) are exported.  Each sentence pair is oriented
 with its two languages in sorted order (``en``/``fr``, never ``fr``/``en``) and its text cleaned
-(:func:`clean_text`); identical pairs found on several page pairs are written once, with the best
+(:func:`clean_text`).  A pair whose two sides are the same text but for case, digits, URLs and
+punctuation (a number, a name, an untranslated sentence) is left out, as Bicleaner's hard rules
+do (matchers.content.hard_rules); identical pairs found on several page pairs are written once, with the best
 score and every source URL pair in order of occurrence, each with the score the aligner gave the
 pair on that page pair.  Output order: language pair, then first
 occurrence (page pair ids, then position in the page pair).
@@ -36,6 +38,7 @@ from sqlalchemy.orm import Session, aliased
 
 from bitext_spider.store.models import PageRow, PairRow, SentenceRow
 from bitext_spider.store.output import is_gzip, open_output
+from matchers.content.hard_rules import same_text
 from matchers.page.lang_codes import primary_subtag
 
 TSV_COLUMNS = ["lang1", "lang2", "text1", "text2", "score", "url1", "url2"]
@@ -116,8 +119,8 @@ def _sentence_rows(engine: Engine, min_score: float | None) -> Iterator[_Row]:
     with Session(engine) as session:
         for r in session.execute(q.execution_options(yield_per=1000)):
             text1, text2 = clean_text(r.text1 or ""), clean_text(r.text2 or "")
-            if not text1 or not text2:
-                continue
+            if not text1 or not text2 or same_text(text1, text2):
+                continue  # an empty side, or the same text twice: no translation (Bicleaner's hard rules)
             if r.lang1 <= r.lang2:
                 yield _Row(r.lang1, r.lang2, text1, text2, r.score, r.page1_id, r.page2_id, r.url1, r.url2)
             else:

@@ -131,16 +131,21 @@ class ContentFilter:
             others = index.index(cand.lang).content
             n = len(cand)
             share, mean = np.full(n, np.nan), np.full(n, np.nan)
+            same = np.zeros(n, dtype=bool)
             matches: list[ContentMatch | None] = []
             for k, row in enumerate(cand.rows.tolist()):
                 other = others[row]
-                m = self._match(model, content, other) if other is not None else None
+                same[k] = other is not None and other.text_key == content.text_key
+                m = self._match(model, content, other) if other is not None and not same[k] else None
                 matches.append(m)
                 if m is not None:
                     share[k], mean[k] = m.share, m.mean
             need = required_share(model, cfg.content_min_share, cfg.content_mature_sentences)
             # NaN: a page with too little main content to judge.
             keep = (share >= need) if cfg.content_required else (np.isnan(share) | (share >= need))
+            keep &= ~same  # the same text in both languages (matchers.content.hard_rules)
+            if same.any():
+                self.count("same_text", int(same.sum()))
             ripe = maturity(model, cfg.content_mature_sentences)
             score = combined_score(cand.scores.get("structure", np.zeros(n)), share, 0.5 * ripe)
             # The maturity the share was judged at: the close re-judges young judgments.
@@ -203,7 +208,7 @@ class ContentFilter:
             rows, shares, means, matches = [], [], [], []
             for row in order[: cfg.content_rescue_candidates]:
                 other = lindex.content[row]
-                if other is None:
+                if other is None or other.text_key == content.text_key:
                     continue
                 key = (min(id(content), id(other)), max(id(content), id(other)))
                 before = self._rescue_seen.get(key)

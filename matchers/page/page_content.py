@@ -17,6 +17,7 @@ from functools import cached_property
 
 import numpy as np
 
+from matchers.content.hard_rules import text_key
 from matchers.content.token_ids import Encoded, encode
 from matchers.page.lang_codes import same_language
 from matchers.page.script_length import script_weighted_length
@@ -70,6 +71,11 @@ class PageContent:
     def bag(self) -> frozenset[str]:
         """Distinct word tokens (the bag of words of the dictionary filter)."""
         return frozenset(self.words)
+
+    @cached_property
+    def text_key(self) -> bytes:
+        """The sentences' key under Bicleaner's identity rules (matchers.content.hard_rules)."""
+        return text_key(self.sentences)
 
     @property
     def sentences(self) -> list[str]:

@@ -14,6 +14,7 @@ unparsed (``MatchingStage.parsed``); the stages read its result and never parse 
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,6 +29,8 @@ from matchers.page.page_content import Piece, split_paragraph
 from matchers.page.script_length import script_weighted_length
 from matchers.site.image_evidence import image_names
 
+_DIGITS = re.compile(r"\d+")
+
 # Paragraphs of at least this many words get their own language; shorter ones are too short to
 # identify and take the page's (ILSP-FC 3.4 marks paragraphs "not in the targeted language").
 MIN_PARAGRAPH_LID_WORDS = 6
@@ -38,7 +41,7 @@ class ParseOptions:
     """The settings the page-only steps read (from ``BitextConfig``; small, so it travels to a worker)."""
 
     max_tag_tokens: int = 30000
-    lang_min_words: int = 3
+    lang_min_words: int = 5
     lang_max_chars: int = MAX_CHARS
     lang_min_confidence: float = 0.0
     langs: frozenset[str] | None = None  # base languages of interest; None: every language
@@ -80,17 +83,28 @@ def too_large(features: Linearized, options: ParseOptions) -> bool:
     return bool(options.max_tag_tokens) and len(features.tokens) > options.max_tag_tokens
 
 
+def letter_words(text: str) -> int:
+    """Words with a letter in them (:func:`word_count` less numbers, dates and codes made of digits):
+    what language identification has to go on.  fastText names a language for "Item 1234" or
+    "2024-03-05" with high confidence, and a template page whose only text is a label and a number
+    is given Hebrew on one page and Esperanto on the next."""
+    return word_count(_DIGITS.sub(" ", text))
+
+
 def page_language(features: Linearized | None, options: ParseOptions, language: LanguageIdentifier) -> tuple[str, float]:
-    """The page's language from its text; undetermined below ``BITEXT_LANG_MIN_WORDS`` words."""
-    if features is None or features.n_words < options.lang_min_words:
+    """The page's language from its text; undetermined when the text it is identified from (less
+    menus, page chrome and code) has fewer than ``BITEXT_LANG_MIN_WORDS`` words with letters."""
+    if features is None:
         return UNDETERMINED, 0.0
     text = identification_text(features.blocks, features.block_tags, features.block_chrome)
+    if letter_words(text) < options.lang_min_words:
+        return UNDETERMINED, 0.0
     return language.identify(text, options.lang_min_confidence, options.lang_max_chars)
 
 
 def paragraph_language(text: str, page_lang: str, options: ParseOptions, language: LanguageIdentifier) -> str:
     """A main-content paragraph's language: its own if long enough to identify, else the page's."""
-    if word_count(text) >= MIN_PARAGRAPH_LID_WORDS:
+    if letter_words(text) >= MIN_PARAGRAPH_LID_WORDS:
         return language.identify(text, options.lang_min_confidence, options.lang_max_chars)[0]
     return page_lang
 

@@ -293,6 +293,7 @@ def decide_site(
             maturity=maturity(model, cfg.content_mature_sentences), url_key=url_key, link=link,
             images=images, fingerprint_ratio=fp, pivot=None if pivot is None else pivot.support, slug=slug,
             same_language=c.lang1 == c.lang2,
+            same_text=a_content is not None and b_content is not None and a_content.text_key == b_content.text_key,
             near_duplicate=dup, too_little_content=too_little and not (link and link >= _EXPLICIT_LINK),
             user=user_scores(scores),
         )

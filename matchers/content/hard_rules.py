@@ -1,0 +1,43 @@
+"""Texts that are not a translation of each other whatever else says so.
+
+Bicleaner's hard rules (bicleaner-hardrules: ``c_identical``, ``c_identical_wo_digits``,
+``c_identical_wo_punct``, all case-insensitive, and its rejection of URLs) discard a sentence pair
+whose two sides are the same text, or the same once digits, punctuation or URLs are left out: an
+untranslated sentence, a number, a date, a product code.  The same rule holds for two pages:
+pages whose main text is the same in both "languages" (a template that only shows an item label
+and a number, an untranslated page under another language's path) are never a translation pair,
+however alike their URLs and markup.
+
+:func:`text_key` is what remains of a text once case, digits, URLs, punctuation and spacing are
+left out; two texts with the same key are the same text for these rules.  A text with an empty
+key (only numbers and punctuation) is the same as any other such text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable
+
+_URL = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+", re.IGNORECASE)
+
+
+def _letters(text: str) -> str:
+    # Letters and marks only (every script): digits, punctuation, symbols and spaces are dropped.
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LM")
+
+
+def text_key(texts: str | Iterable[str]) -> bytes:
+    """A 16-byte key of ``texts`` (one text, or a page's sentences in order) under the rules above."""
+    if isinstance(texts, str):
+        texts = (texts,)
+    h = hashlib.md5()
+    for text in texts:
+        h.update(_letters(_URL.sub(" ", text).casefold()).encode("utf-8", "surrogatepass"))
+    return h.digest()
+
+
+def same_text(a: str | Iterable[str], b: str | Iterable[str]) -> bool:
+    """Whether ``a`` and ``b`` are the same text but for case, digits, URLs and punctuation."""
+    return text_key(a) == text_key(b)
