@@ -55,6 +55,10 @@ EXTENSIONS: dict[str, int] = {
     "bitext_spider.crawl.pair_flow.FinalPairs": 510,
     "bitext_spider.crawl.feed_guard.FeedGuard": 520,
 }
+DOWNLOADER_MIDDLEWARES: dict[str, int] = {
+    # Before anything else spends work on a request its site no longer wants.
+    "bitext_spider.crawl.site_limits.SiteLimitsMiddleware": 50,
+}
 ROBOTSTXT_MIDDLEWARE = "bitext_spider.crawl.middlewares.RobotsTxtMiddleware"
 SCRAPER_BACKLOG_BYTES = 1_000_000
 
@@ -96,6 +100,7 @@ class BitextAddon:
         for setting, components in (
             ("ITEM_PIPELINES", ITEM_PIPELINES),
             ("SPIDER_MIDDLEWARES", SPIDER_MIDDLEWARES),
+            ("DOWNLOADER_MIDDLEWARES", DOWNLOADER_MIDDLEWARES),
             ("EXTENSIONS", EXTENSIONS),
         ):
             for path, order in components.items():

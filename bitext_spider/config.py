@@ -146,6 +146,20 @@ class BitextConfig:
     max_pages_per_site: int = setting(
         0, "HTML pages taken per site (0: no cap); pages stored by an earlier run of a resumed "
         "crawl count. With a cap the progress line shows an ETA.", group=_CRAWL, low=0)
+    # Link traps (bitext_spider/crawl/link_traps.py, docs/crawl_limits.md).
+    trap_min_pages: int = setting(
+        50, "A URL pattern (the path with digits generalized, no query) becomes a link trap when, after "
+        "this many of its pages, fewer than `BITEXT_TRAP_MIN_YIELD` of its last this-many pages had new "
+        "text or new links; its URLs are then no longer fetched (0: no yield check).", group=_CRAWL, low=0)
+    trap_min_yield: float = setting(
+        0.1, "Share of a URL pattern's recent pages that must bring new text or new links for it not to "
+        "be a link trap.", group=_CRAWL, low=0, high=1)
+    trap_max_repeats: int = setting(
+        2, "URLs whose path repeats a segment or group of segments more times in a row than this "
+        "(`/a/b/a/b/a/b/`) are not fetched (0: no limit).", group=_CRAWL, low=0)
+    site_time_limit: float = setting(
+        0.0, "Seconds a site is crawled, from its first request (0: no limit); then its remaining URLs "
+        "are dropped and its pages matched, as Bitextor's `crawlTimeLimit`.", group=_CRAWL, low=0)
     # Size filter (Tomás et al., section 4): largest relative difference allowed.
     size_file_tolerance: float = setting(
         0.30, "Largest relative difference of file sizes (in bytes or in characters, the closer) "

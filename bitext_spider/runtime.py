@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bitext_spider.config import BitextConfig
+from bitext_spider.crawl.link_traps import LinkTraps
 from bitext_spider.crawl.seeds import Site, site_from_key
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
@@ -56,6 +57,9 @@ class SiteState:
     requested_urls: set[str] = field(default_factory=set)
     boilerplate: RepeatedBlocks = field(default_factory=RepeatedBlocks)
     evidence: SiteEvidence = field(default_factory=SiteEvidence)
+    traps: LinkTraps = field(default_factory=LinkTraps)
+    started_at: float | None = None  # time.monotonic() of the site's first request (BITEXT_SITE_TIME_LIMIT)
+    timed_out: bool = False
 
     @property
     def key(self) -> str:
@@ -171,6 +175,7 @@ class BitextRuntime:
             index=SiteIndex(site.key),
             boilerplate=RepeatedBlocks(self.config.boilerplate_min_pages, self.config.boilerplate_min_share),
             evidence=SiteEvidence(self.config.url_key_share),
+            traps=LinkTraps(self.config.trap_min_pages, self.config.trap_min_yield, self.config.trap_max_repeats),
         )
         links: dict[str, None] = {}
         for page in self.store.stored_pages(site_id):

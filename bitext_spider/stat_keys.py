@@ -67,6 +67,15 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/pages/charset/<source>", "Pages decoded with a charset found by `<source>`.", _PAGES),
     Stat("bitext/skipped/page_cap", "Links or responses not taken because the site reached "
          "`BITEXT_MAX_PAGES_PER_SITE`.", _PAGES),
+    Stat("bitext/skipped/site_time_limit", "Links not requested, or queued requests dropped, because the site "
+         "used up `BITEXT_SITE_TIME_LIMIT`.", _PAGES),
+    Stat("bitext/traps/detected", "URL patterns found to be link traps (each logged with its site and "
+         "pattern).", _PAGES),
+    Stat("bitext/traps/trap_urls", "Links not requested because their URL pattern is a link trap.", _PAGES),
+    Stat("bitext/traps/pathological_urls", "Links not requested because their path repeats a segment more "
+         "than `BITEXT_TRAP_MAX_REPEATS` times in a row.", _PAGES),
+    Stat("bitext/traps/dropped", "Queued requests dropped at download because their pattern became a link "
+         "trap meanwhile.", _PAGES),
     Stat("bitext/skipped/offsite_redirect", "Responses redirected off the site's hosts.", _PAGES),
     Stat("bitext/skipped/non_html", "Responses that are not HTML, nor a sitemap or feed.", _PAGES),
     Stat("bitext/skipped/error_status", "Responses outside 200-299 that a spider received (the page "

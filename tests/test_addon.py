@@ -29,6 +29,7 @@ from bitext_spider.crawl.logstats import BitextLogStats
 from bitext_spider.crawl.middlewares import PageItemMiddleware, RobotsTxtMiddleware
 from bitext_spider.crawl.pair_flow import FinalPairs
 from bitext_spider.crawl.seeds import page_site
+from bitext_spider.crawl.site_limits import SiteLimitsMiddleware
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 from bitext_spider.items import PageItem
@@ -59,7 +60,8 @@ def test_addon_turns_everything_on():
     assert named(s, "SPIDER_MIDDLEWARES") == {PageItemMiddleware: 950}
     assert named(s, "EXTENSIONS") == {BitextLogStats: 500, FinalPairs: 510, FeedGuard: 520}
     from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobots
-    assert named(s, "DOWNLOADER_MIDDLEWARES") == {ScrapyRobots: None, RobotsTxtMiddleware: 100}
+    assert named(s, "DOWNLOADER_MIDDLEWARES") == {ScrapyRobots: None, RobotsTxtMiddleware: 100,
+                                                  SiteLimitsMiddleware: 50}
     assert s.get("TWISTED_REACTOR") == ASYNCIO
     assert s.get("BITEXT_DB_URL") == "sqlite:///bitext.db" and s.getpriority("BITEXT_DB_URL") == 15
     assert s.getint("BITEXT_MAX_CANDIDATES_PER_LANG") == 5
@@ -85,7 +87,8 @@ def test_project_settings_win_over_the_addon():
     assert raw["test_addon.OwnFilter"] == 700  # the project's own filter joins the chain
     assert len(raw) == len(ITEM_PIPELINES) + 1
     # The project placed Scrapy's robots.txt middleware itself: the add-on leaves it alone.
-    assert list(s.getdict("DOWNLOADER_MIDDLEWARES").values()) == [120]
+    assert {k: v for k, v in s.getdict("DOWNLOADER_MIDDLEWARES").items() if "robots" in str(k).lower()} == {
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": 120}
 
 
 def test_addon_refuses_another_reactor():

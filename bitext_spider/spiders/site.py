@@ -7,7 +7,8 @@ middleware (docs/addon.md).
 
 It stays on each site's hosts, follows ``<a href>``, ``<link rel="alternate" hreflang>``, RSS/Atom
 feeds and XML sitemaps (from links and from robots.txt ``Sitemap:`` lines), skips non-HTML
-content, honours ``BITEXT_MAX_PAGES_PER_SITE`` and ``DEPTH_LIMIT``, and resumes from the database:
+content, honours ``BITEXT_MAX_PAGES_PER_SITE``, ``DEPTH_LIMIT`` and ``BITEXT_SITE_TIME_LIMIT``, stops
+following link traps and pathological paths (bitext_spider.crawl.link_traps), and resumes from the database:
 pages already stored are not fetched again and their links seed the frontier.
 """
 
@@ -34,6 +35,7 @@ from twisted.python.failure import Failure
 from bitext_spider.config import BitextConfig, scrapy_ignored_extensions
 from bitext_spider.crawl.middlewares import SITE_META, is_html
 from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
+from bitext_spider.crawl.site_limits import SiteLimitReached, out_of_time
 from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.store.open_errors import describe as describe_database_error
@@ -130,6 +132,13 @@ class SiteSpider(scrapy.Spider):
         if cap and state.requested >= cap:
             self.crawler.stats.inc_value("bitext/skipped/page_cap")
             return None
+        if out_of_time(state, self.runtime.config.site_time_limit):
+            self.crawler.stats.inc_value("bitext/skipped/site_time_limit")
+            return None
+        refused = state.traps.refused(url)
+        if refused:
+            self.crawler.stats.inc_value(f"bitext/traps/{refused}_urls")
+            return None
         state.requested += 1
         state.requested_urls.add(url)
         meta = {_SITE: state.key, **kwargs.pop("meta", {})}
@@ -140,6 +149,7 @@ class SiteSpider(scrapy.Spider):
         self.crawler.stats.set_value("bitext/seeds/malformed_lines", self.malformed_seed_lines)
         for site in self.sites:
             state = await asyncio.to_thread(self.runtime.open_site, site)
+            state.started_at = time.monotonic()
             for host in sorted(site.hosts):
                 scheme = next((urlsplit(u).scheme for u in site.start_urls if urlsplit(u).netloc == host), "http")
                 yield scrapy.Request(
@@ -209,6 +219,12 @@ class SiteSpider(scrapy.Spider):
                 logger.warning("page dropped: %s", exc)
                 return
             links = self._on_site(parsed.follow, state)
+            blocks = parsed.features.blocks if parsed.features is not None else ()
+            trap = state.traps.observe(response.url, blocks, links)
+            if trap is not None:
+                stats.inc_value("bitext/traps/detected")
+                logger.warning("site %s: link trap at %s (%d pages, %d of them with new text or links); its URLs "
+                               "are no longer fetched", state.key, trap.pattern, trap.pages, trap.productive)
         else:
             # Matching off: the links are all a plain crawl needs.
             links = self._page_links(response, state)
@@ -233,6 +249,9 @@ class SiteSpider(scrapy.Spider):
         state = self.runtime.sites.get(key) if key else None
         if state is not None and not request.url.endswith("/robots.txt"):
             state.requested -= 1  # a failed fetch doesn't use up the page cap
+        if failure.check(SiteLimitReached):
+            logger.debug("not fetched: %s: %s", request.url, failure.getErrorMessage())
+            return
         self.crawler.stats.inc_value(f"bitext/errors/{failure.type.__name__}")
         # A 404 or a robots.txt refusal is the site's answer, not a fault of the crawl.
         expected = failure.check(HttpError, IgnoreRequest) is not None
