@@ -101,7 +101,7 @@ class LinkTraps:
     min_pages: int = 50
     min_yield: float = 0.1
     max_repeats: int = 2
-    memory: int = 200_000
+    memory: int = 50_000
     traps: dict[str, Trap] = field(default_factory=dict)
     _patterns: dict[str, _Pattern] = field(default_factory=dict)
     _seen: _Seen = field(init=False)
