@@ -10,6 +10,9 @@ Sets:
   nodejs-org, nodejs-org-en-fr   nodejs.org's published pages (benchmarks/devsets/nodejs-org.tsv,
                                   from the site's repository): English 1,063 pages, every other
                                   language 8-17; the second set is English and French alone.
+  digital-canada                  digital.canada.ca (benchmarks/devsets/digital-canada.tsv): English and
+                                  French, translated slugs (/en/2017/07/25/its-about-people/ :
+                                  /fr/2017/07/25/ce-sont-les-gens-qui-comptent/)
   fastapi                         fastapi.tiangolo.com (benchmarks/devsets/fastapi.tsv): English
                                   without a language segment, 12 languages with one.
   w3c-*                           ../shared/data/w3c-i18n's pages and gold (documents = connected
@@ -144,7 +147,7 @@ def w3c_variant(kind: str, seed: int = 0) -> list[Entry]:
     return out
 
 
-SETS = ("nodejs-org", "nodejs-org-en-fr", "fastapi", "w3c-query", "w3c-numeric", "w3c-multislot", "w3c-noisy")
+SETS = ("nodejs-org", "nodejs-org-en-fr", "fastapi", "digital-canada", "w3c-query", "w3c-numeric", "w3c-multislot", "w3c-noisy")
 
 
 def load(name: str) -> list[Entry]:
@@ -152,8 +155,8 @@ def load(name: str) -> list[Entry]:
         return read_listing("nodejs-org")
     if name == "nodejs-org-en-fr":
         return read_listing("nodejs-org", {"en", "fr"})
-    if name == "fastapi":
-        return read_listing("fastapi")
+    if name in ("fastapi", "digital-canada"):
+        return read_listing(name)
     if name.startswith("w3c-"):
         return w3c_variant(name[4:])
     raise ValueError(f"unknown development set {name!r}; known: {', '.join(SETS)}")

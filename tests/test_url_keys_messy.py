@@ -146,3 +146,19 @@ def test_two_conflicts_from_untranslated_copies_do_not_drop_a_small_key():
     index = build(entries)
     assert index.key_score(f"{H}/docs/a0.bg.html", f"{H}/docs/a0.zh-hans.html") > 0
     assert index.key_score(f"{H}/docs/a1.bg.html", f"{H}/docs/a1.zh-hans.html") == 0
+
+
+def test_one_page_whose_slug_is_not_translated_pairs_on_the_language_markers_alone():
+    # digital.canada.ca: every slug is translated (no key has a second pair), except /a11y/;
+    # /en/ and /fr/ mark their languages on every other URL, which is the key's evidence.
+    en = ["its-about-people", "think-big-start-small", "picking-our-projects", "designing-for-canada",
+          "hello-world-canada", "coding-is-a-team-activity", "hiring-at-cds", "always-a-challenge"]
+    fr = ["ce-sont-les-gens-qui-comptent", "voir-grand-commencer-modestement", "choisir-nos-projets",
+          "concevoir-pour-le-canada", "bonjour-le-monde-canada", "coder-une-activite-dequipe",
+          "embaucher-au-snc", "toujours-un-defi"]
+    urls = [(f"https://digital.canada.ca/en/2017/07/{i:02d}/{s}/", "en") for i, s in enumerate(en)]
+    urls += [(f"https://digital.canada.ca/fr/2017/07/{i:02d}/{s}/", "fr") for i, s in enumerate(fr)]
+    urls += [("https://digital.canada.ca/en/a11y/", "en"), ("https://digital.canada.ca/fr/a11y/", "fr")]
+    index = UrlKeyIndex.from_urls(urls)
+    assert {(a, b) for a, b, _ in index.pairs()} == {
+        ("https://digital.canada.ca/en/a11y/", "https://digital.canada.ca/fr/a11y/")}

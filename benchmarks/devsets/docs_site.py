@@ -28,6 +28,7 @@ import re
 import subprocess
 from collections import defaultdict
 from pathlib import Path
+from urllib.parse import quote
 
 _INLINE = [
     (re.compile(r"`([^`]+)`"), lambda m: f"<code>{m.group(1)}</code>"),
@@ -150,6 +151,43 @@ def sources(git_dir: str, kind: str) -> dict[str, dict[str, str]]:
     return out
 
 
+_FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+
+
+def _front(text: str, key: str) -> str:
+    m = _FRONT.match(text)
+    found = re.search(rf"^{key}:\s*(.*?)\s*$", m.group(1), re.M) if m else None
+    return found.group(1).strip("'\"") if found else ""
+
+
+def cds_sources(git_dir: str) -> dict[str, dict[str, tuple[str, str]]]:
+    """digital.canada.ca (github.com/cds-snc/digital-canada-ca, a Hugo site): lang -> {translation
+    key: (URL path under /LANG/, Markdown)}.  The URL is Hugo's for the site's configuration: the
+    page's ``url`` front matter, else /YYYY/MM/DD/FILENAME for blog posts, else the file's path,
+    lower-cased as Hugo does.  Hugo makes two pages translations when they have the same
+    ``translationKey``, or, without one, the same path under their language's content directory."""
+    names = subprocess.run(["git", "--git-dir", git_dir, "ls-tree", "-r", "-z", "--name-only", "HEAD", "content"],
+                           check=True, capture_output=True).stdout.decode("utf-8").split("\0")
+    out: dict[str, dict[str, tuple[str, str]]] = defaultdict(dict)
+    for name in names:
+        parts = name.split("/")
+        if len(parts) < 3 or not name.endswith(".md"):
+            continue
+        lang, rel = parts[1], "/".join(parts[2:])[: -len(".md")]
+        text = subprocess.run(["git", "--git-dir", git_dir, "show", f"HEAD:{name}"], check=True,
+                              capture_output=True).stdout.decode("utf-8", "replace")
+        date = re.match(r"(\d{4})-(\d{2})-(\d{2})", _front(text, "date"))
+        if _front(text, "url"):
+            path = _front(text, "url").strip("/")
+        elif rel.startswith("blog/posts/") and date:
+            path = "/".join((*date.groups(), rel.rsplit("/", 1)[1]))
+        else:
+            path = rel[: -len("/_index")] if rel.endswith("/_index") else ("" if rel == "_index" else rel)
+        key = _front(text, "translationKey") or rel  # Hugo's rule: the key, else the same content path
+        out[lang].setdefault(key, (path.lower(), _FRONT.sub("", text)))
+    return out
+
+
 def redirected(git_dir: str) -> re.Pattern[str]:
     """nodejs.org: the document paths its redirects.json sends elsewhere (never served as pages)."""
     raw = subprocess.run(["git", "--git-dir", git_dir, "show", "HEAD:apps/site/redirects.json"],
@@ -176,10 +214,10 @@ def page_path(lang: str, doc: str, english_prefix: bool = False) -> str:
     return f"{prefix}/{doc}/" if doc else f"{prefix}/"
 
 
-def render(lang: str, doc: str, md: str, docs: dict[str, str], langs: list[str], english_prefix: bool) -> str:
+def render(lang: str, md: str, paths: list[str], langs: list[str], english_prefix: bool) -> str:
     title, body = markdown_to_html(md)
-    nav = "".join(f'<li><a href="{page_path(lang, d, english_prefix)}">{html.escape(d or "home")}</a></li>'
-                  for d in sorted(docs))
+    nav = "".join(f'<li><a href="{html.escape(quote(page_path(lang, d, english_prefix)))}">{html.escape(d or "home")}'
+                  f'</a></li>' for d in sorted(paths))
     menu = "".join(f'<li><a href="{page_path(code, "", english_prefix)}">{code}</a></li>' for code in langs)
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
@@ -199,15 +237,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("git_dir")
     ap.add_argument("dst", type=Path)
-    ap.add_argument("--source", choices=("fastapi", "nodejs"), default="fastapi")
+    ap.add_argument("--source", choices=("fastapi", "nodejs", "cds"), default="fastapi")
     ap.add_argument("--langs", default="", help="default: fastapi en,de,es,fr,hi,ja,ko,pt,ru,tr,uk,zh; "
-                    "nodejs en,ar,es,fa,fr,id,ja,ko,pt-br,ro,ta,tr,uk,zh-cn")
+                    "nodejs en,ar,es,fa,fr,id,ja,ko,pt-br,ro,ta,tr,uk,zh-cn; cds en,fr")
     ap.add_argument("--port", type=int, default=8103)
     a = ap.parse_args()
     langs = (a.langs or {"fastapi": "en,de,es,fr,hi,ja,ko,pt,ru,tr,uk,zh",
-                         "nodejs": "en,ar,es,fa,fr,id,ja,ko,pt-br,ro,ta,tr,uk,zh-cn"}[a.source]).split(",")
-    src = sources(a.git_dir, a.source)
-    english_prefix = a.source == "nodejs"  # there every language, English too, is under its code
+                         "nodejs": "en,ar,es,fa,fr,id,ja,ko,pt-br,ro,ta,tr,uk,zh-cn", "cds": "en,fr"}[a.source]).split(",")
+    # lang -> {translation key: (URL path, Markdown)}; the key is the path where translations share it.
+    src = (cds_sources(a.git_dir) if a.source == "cds"
+           else {lang: {d: (d, md) for d, md in docs.items()} for lang, docs in sources(a.git_dir, a.source).items()})
+    english_prefix = a.source != "fastapi"  # every language, English too, is under its code
     www = a.dst / "www"
     pages, by_doc = [], defaultdict(list)
     skipped = 0
@@ -215,24 +255,25 @@ def main() -> None:
     base = f"http://127.0.0.1:{a.port}"
     for lang in langs:
         kept: list[list[str]] = []
-        for doc, md in sorted(src[lang].items(), key=lambda kv: (kv[0].count("/"), kv[0])):
+        paths = [p for p, _ in src[lang].values()]
+        for key, (doc, md) in sorted(src[lang].items(), key=lambda kv: (kv[1][0].count("/"), kv[1][0])):
             # nodejs.org: a page its redirects send elsewhere is never served; a page the renderer
             # leaves (nearly) empty, or that renders to (nearly) the words of another page of its
             # language, is left out with its gold pairs (MDX pages made of components: the
             # published site renders those with code this builder does not have, and
             # /download/current/ differs from /download/ only in what its components show).
             words = re.sub(r"<[^>]+>", " ", markdown_to_html(md)[1]).split()
-            if a.source == "nodejs" and (gone.match(doc) or len(words) < MIN_ARTICLE_WORDS
-                                         or near_copy(words, kept)):
+            if a.source != "fastapi" and (gone.match(doc) or len(words) < MIN_ARTICLE_WORDS
+                                          or near_copy(words, kept)):
                 skipped += 1
                 continue
             kept.append(words)
             path = page_path(lang, doc, english_prefix)
             target = www / path.strip("/") / "index.html"
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(render(lang, doc, md, src[lang], langs, english_prefix), encoding="utf-8")
-            pages.append((base + path, lang))
-            by_doc[doc].append((lang, base + path))
+            target.write_text(render(lang, md, paths, langs, english_prefix), encoding="utf-8")
+            pages.append((base + quote(path), lang))
+            by_doc[key].append((lang, base + quote(path)))
     (www / "assets").mkdir(parents=True, exist_ok=True)
     (www / "assets" / "site.css").write_text("body{font-family:sans-serif}\n", encoding="utf-8")
     gold = []

@@ -2,8 +2,12 @@
 
     python benchmarks/devsets/extract_docs_urls.py nodejs GIT_DIR > benchmarks/devsets/nodejs-org.tsv
     python benchmarks/devsets/extract_docs_urls.py fastapi GIT_DIR > benchmarks/devsets/fastapi.tsv
+    python benchmarks/devsets/extract_docs_urls.py cds GIT_DIR > benchmarks/devsets/digital-canada.tsv
 
-GIT_DIR is a clone of github.com/nodejs/nodejs.org or github.com/fastapi/fastapi.  The document of a
+GIT_DIR is a clone of github.com/nodejs/nodejs.org, github.com/fastapi/fastapi or
+github.com/cds-snc/digital-canada-ca (digital.canada.ca: English and French with translated URL
+slugs; its translations share a Hugo ``translationKey``, or the content path without one, and
+that is the document here, as docs_site.py reads it).  The document of a
 URL is its source file's path below the language directory: the repositories keep a translation
 at the same relative path as its original, which is what makes two URLs a translation pair here
 (the gold standard), independent of anything the URLs look like.  The URLs are the ones the sites
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from urllib.parse import quote
 
 
 def files(git_dir: str, prefix: str) -> list[str]:
@@ -48,9 +53,16 @@ def fastapi(git_dir: str) -> list[tuple[str, str, str]]:
     return rows
 
 
+def cds(git_dir: str) -> list[tuple[str, str, str]]:
+    from docs_site import cds_sources
+
+    return [(quote(f"https://digital.canada.ca/{lang}/" + (f"{path}/" if path else ""), safe=":/"), lang, key)
+            for lang, docs in cds_sources(git_dir).items() for key, (path, _md) in docs.items()]
+
+
 def main() -> None:
     kind, git_dir = sys.argv[1], sys.argv[2]
-    rows = {"nodejs": nodejs, "fastapi": fastapi}[kind](git_dir)
+    rows = {"nodejs": nodejs, "fastapi": fastapi, "cds": cds}[kind](git_dir)
     commit = subprocess.run(["git", "--git-dir", git_dir, "rev-parse", "HEAD"], check=True,
                             capture_output=True, text=True).stdout.strip()
     print(f"# {kind} at {commit}\turl\tlang\tdocument")

@@ -274,6 +274,7 @@ class UrlKeyIndex:
         self._tau = float(self.min_power)
         self._power: dict[KeyId, int] = {}  # every plain key counted
         self._side_n: dict[tuple[int, Side], int] = {}  # URLs carrying a marker side
+        self._markers: dict[str, str] = {}  # marker token -> the language it marks
         self._keys: list[UrlKey] = []  # accepted keys by index, in first-accepted order
         self._accepted: list[UrlKey] = []  # the same, strongest first
         self._rejected: list[RejectedKey] = []
@@ -353,13 +354,21 @@ class UrlKeyIndex:
         smaller = min(self._side_size(fid, a), self._side_size(fid, b))
         return min(tau, max(float(self.min_side_power), self.min_side_share * smaller))
 
+    def _marks_languages(self, kid: KeyId) -> bool:
+        """A marker key whose sides are one marker each, of two different languages: the markers'
+        purity over the whole site is its evidence, not its number of pairs (url_markers)."""
+        if kid[0] != _MULTI or len(kid[1]) != 1 or len(kid[2]) != 1:
+            return False
+        la, lb = self._markers.get(kid[1][0]), self._markers.get(kid[2][0])
+        return la is not None and lb is not None and la != lb
+
     def _units(self, power: dict[KeyId, int], tau: float) -> list[_Unit]:
         """Accepted keys (module docstring (a)-(c)) unrolled into their plain keys, plus the
         shadow keys that come before the last of them, in the order they compete."""
         # A key seen fewer than min_power times is not a pattern at all: this also keeps id
         # differences (3fa:3fb in a hex-id slot) out of the affix generalization.
         counted = power
-        power = {kid: p for kid, p in power.items() if p >= self.min_power}
+        power = {kid: p for kid, p in power.items() if p >= self.min_power or self._marks_languages(kid)}
         units: list[_Unit] = []
         absorbed: set[KeyId] = set()
         if self.generalize:
@@ -445,7 +454,7 @@ class UrlKeyIndex:
         for kid in rest:
             if kid in absorbed:
                 continue
-            key_tau = self._key_tau(kid, tau)
+            key_tau = 1.0 if self._marks_languages(kid) else self._key_tau(kid, tau)
             if power[kid] >= key_tau:
                 key = self._plain(kid, power[kid], key_tau)
                 units.append(_Unit((-power[kid], kid[0], "", 0, kid), kid, key.t1, key.t2, key))
@@ -475,8 +484,8 @@ class UrlKeyIndex:
         tau = self._tau = self.threshold()
         key_pairs = self._count()
         if self.markers:
-            markers = find_markers(self._fields, self._langs, self._key_fields, self.marker_purity,
-                                   self.marker_coverage, self.min_side_power)
+            markers = self._markers = find_markers(self._fields, self._langs, self._key_fields, self.marker_purity,
+                                                   self.marker_coverage, self.min_side_power)
             multi, side_n = marker_pairs(self._fields, self._langs, self._key_fields, markers,
                                          self.max_group, _MULTI, _PAIR_BITS)
             key_pairs.update(multi)

@@ -10,7 +10,10 @@ marks nothing).  Deleting every marker from a URL leaves the part that names the
 left equal, in different languages, are paired, and the key of a pair is the two URLs' deleted
 markers, as "german-de:french-fr".  These keys compete under the same rules as the single-field
 keys (matchers.site.url_keys), after all of them: they take the pairs the single-field keys
-leave (two fields at once, a home page /en : /fr whose code is in the file field).
+leave (two fields at once, a home page /en : /fr whose code is in the file field).  A key whose
+two sides are each one marker, of two different languages (/en/a11y/ : /fr/a11y/ on a site
+whose every other page has a translated slug), stands on the markers' evidence, established over
+the whole site, and needs no second pair.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ Fields = tuple[tuple[str, ...], ...]
 
 
 def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
-                 purity: float, coverage: float, min_count: int) -> frozenset[str]:
-    """The tokens that mark a language.  Fields are not told apart: the home page /en has its code
-    in the file field where every other page has it in the path (/en/about)."""
+                 purity: float, coverage: float, min_count: int) -> dict[str, str]:
+    """The tokens that mark a language, each with the (base) language it marks.  Fields are not
+    told apart: the home page /en has its code in the file field where every other page has it in
+    the path (/en/about)."""
     per_lang: Counter[str] = Counter()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for f, code in zip(fields, langs, strict=True):
@@ -38,19 +42,19 @@ def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fiel
         per_lang[lang] += 1
         for t in {t for fid in key_fields for t in f[fid]}:
             counts[t][lang] += 1
-    markers = set()
+    markers = {}
     for ft, by_lang in counts.items():
         total = sum(by_lang.values())
         if total < min_count:
             continue
         lang, n = by_lang.most_common(1)[0]
         if n >= purity * total and n >= coverage * per_lang[lang]:
-            markers.add(ft)
-    return frozenset(markers)
+            markers[ft] = lang
+    return markers
 
 
 def marker_pairs(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
-                 markers: frozenset[str], max_group: int, multi: int,
+                 markers: dict[str, str], max_group: int, multi: int,
                  pair_bits: int) -> tuple[dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]],
                                           Counter[tuple[str, ...]]]:
     """Pairs of every multi-field key (packed as url_keys packs them) and the number of URLs
