@@ -132,3 +132,14 @@ def test_export_sentences_errors(db, tmp_path, capsys):
         assert "language pair" in capsys.readouterr().err
     assert bitext_main(["export", "pairs", "--db", db, "--langs", "en-fr"]) == 2
     assert "only for sentences" in capsys.readouterr().err
+
+
+def test_tmx_stays_valid_with_cdata_ends_and_markup_in_the_text(tmp_path):
+    sentences = {(1, 2): [("Close a section with ]]> and <b>bold</b> & more.", "Fermez avec ]]> et <b>gras</b> & co.",
+                           0.9)]}
+    db = build_db(tmp_path / "c.db", pairs=[(1, 2, 0.9)], sentences=sentences)
+    out = tmp_path / "c.tmx"
+    assert bitext_main(["export", "sentences", "--db", db, "--format", "tmx", "-o", str(out)]) == 0
+    assert validate_tmx(out) == []
+    segs = [tuv.findtext("seg") for tuv in etree.parse(str(out)).getroot().findall("body/tu/tuv")]
+    assert segs == ["Close a section with ]]> and <b>bold</b> & more.", "Fermez avec ]]> et <b>gras</b> & co."]

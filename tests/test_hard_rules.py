@@ -67,3 +67,11 @@ def test_the_corpus_leaves_out_identical_sentence_pairs(tmp_path):
     finally:
         store.close()
     assert kept == [("Hello there.", "Bonjour à tous.")]
+
+
+def test_paragraphs_of_numbers_take_the_page_language():
+    from matchers.page.page_parse import paragraph_language
+
+    lid, options = LanguageIdentifier(), ParseOptions(lang_min_confidence=0.4)
+    assert paragraph_language("Item 1234 No. 5678 Ref 99 Code 42 Box 7", "en", options, lid) == "en"
+    assert paragraph_language("Le musée est ouvert tous les jours à partir de neuf heures.", "en", options, lid) == "fr"
