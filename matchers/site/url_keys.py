@@ -485,7 +485,7 @@ class UrlKeyIndex:
         key_pairs = self._count()
         if self.markers:
             markers = self._markers = find_markers(self._fields, self._langs, self._key_fields, self.marker_purity,
-                                                   self.marker_coverage, self.min_side_power)
+                                                   self.marker_coverage, self.min_side_power, self._urls)
             multi, side_n = marker_pairs(self._fields, self._langs, self._key_fields, markers,
                                          self.max_group, _MULTI, _PAIR_BITS)
             key_pairs.update(multi)

@@ -18,30 +18,56 @@ the whole site, and needs no second pair.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 from matchers.page.lang_codes import base_language
 
 Fields = tuple[tuple[str, ...], ...]
 
 
+_ELEMENT = re.compile(r"[^/._?&=#;,+]+")
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def standalone_tokens(url: str) -> frozenset[str]:
+    """The tokens of ``url`` that stand alone: an element between ``/ . _ ? & =`` and the like, or
+    a part of an element of at most two hyphen-joined parts (``pt-br``, ``zh-hans``), but not a
+    word of a longer hyphenated slug.  A language code sits alone (/fr/, x.fr.html, ?lang=fr); the
+    French word *en* in /fr/en-pleine-croissance/ is no code, and counting it would make /en/ look
+    impure on a French site with translated slugs."""
+    out: set[str] = set()
+    for element in _ELEMENT.findall(unquote(url.partition("://")[2])):
+        parts = element.split("-")
+        if len(parts) <= 2:
+            out.update(t for part in parts for t in _TOKEN.findall(part))
+    return frozenset(out)
+
+
 def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
-                 purity: float, coverage: float, min_count: int) -> dict[str, str]:
+                 purity: float, coverage: float, min_count: int,
+                 urls: Sequence[str] | None = None) -> dict[str, str]:
     """The tokens that mark a language, each with the (base) language it marks.  Fields are not
     told apart: the home page /en has its code in the file field where every other page has it in
-    the path (/en/about)."""
+    the path (/en/about).  With ``urls``, a token counts where it stands alone in its URL
+    (:func:`standalone_tokens`)."""
     per_lang: Counter[str] = Counter()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for f, code in zip(fields, langs, strict=True):
+    for i, (f, code) in enumerate(zip(fields, langs, strict=True)):
         if code is None:
             continue
+        alone = standalone_tokens(urls[i]) if urls is not None else None
         # pt and pt-br share "pt" (/pt/, /pt-br/), zh-cn and zh-tw share "zh": purity is judged
         # by base language, or the shared token would stay in the URL and block the pair.
         lang = base_language(code)
         per_lang[lang] += 1
         for t in {t for fid in key_fields for t in f[fid]}:
-            counts[t][lang] += 1
+            if alone is None or t in alone:
+                counts[t][lang] += 1
     markers = {}
     for ft, by_lang in counts.items():
         total = sum(by_lang.values())
