@@ -1,0 +1,264 @@
+"""benchmarks/make_news_editions.py: newspaper editions built from the W3C i18n pages that share
+nothing but content (own host, template, URL shape and paragraphing per edition), checked file
+by file; no crawl. Skipped when ../shared/data/w3c-i18n is missing (see conftest.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from datetime import datetime, timedelta
+from email.utils import parsedate_to_datetime
+from itertools import combinations
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import lxml.html
+import pytest
+from conftest import require_shared
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("make_news_editions", ROOT / "benchmarks" / "make_news_editions.py")
+mne = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = mne
+_spec.loader.exec_module(mne)
+
+LANGS = ["en", "de", "es"]
+
+
+def tsv(path: Path) -> list[list[str]]:
+    return [line.split("\t") for line in path.read_text("utf-8").splitlines() if line]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    src = require_shared("data/w3c-i18n")
+    dst = tmp_path_factory.mktemp("news") / "site"
+    assert mne.main([str(src), str(dst), "--seed", "3", "--port-base", "8310"]) == 0
+    return dst
+
+
+@pytest.fixture(scope="module")
+def layout(site):
+    """Per-site facts: folder of each base URL, language of each article URL, articles by document."""
+    roots = {base: site / folder for folder, base in tsv(site / "hosts.tsv")}
+    lang_of = {url: lang for url, lang in tsv(site / "pages.tsv")}
+    docs: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    for doc, lang, url, date, printed, source in tsv(site / "articles.tsv"):
+        docs[doc][lang] = [url, date, printed, source]
+    return roots, lang_of, docs
+
+
+def file_of(roots: dict[str, Path], url: str) -> Path:
+    parts = urlsplit(url)
+    path = unquote(parts.path)
+    return roots[f"{parts.scheme}://{parts.netloc}"] / (path.lstrip("/") + ("index.html" if path.endswith("/") else ""))
+
+
+def tree(roots, url) -> lxml.html.HtmlElement:
+    return lxml.html.fromstring(file_of(roots, url).read_bytes())
+
+
+def host(url: str) -> str:
+    return urlsplit(url).netloc
+
+
+def tokens(url: str) -> set[str]:
+    return {t for t in re.split(r"[^0-9a-z]+", unquote(urlsplit(url).path).lower()) if t}
+
+
+def test_one_edition_per_language_each_on_its_own_host(site, layout):
+    roots, lang_of, _ = layout
+    assert len(roots) == 3 and len({host(b) for b in roots}) == 3
+    assert all(host(b).startswith("127.0.0.1:") for b in roots)
+    lines = [ln for ln in (site / "seeds.txt").read_text("utf-8").splitlines() if ln.strip()]
+    assert len(lines) == 1, "one site spread over the editions' hosts: one seeds line"
+    assert sorted(host(u) for u in lines[0].split()) == sorted(host(b) for b in roots)
+    langs_by_host = defaultdict(set)
+    for url, lang in lang_of.items():
+        langs_by_host[host(url)].add(lang)
+    assert sorted(sorted(v) for v in langs_by_host.values()) == [[x] for x in sorted(LANGS)]
+    assert (site / "README.md").read_text("utf-8").count("W3C") >= 2
+
+
+def test_gold_pairs_join_pages_of_one_w3c_document_across_editions(site, layout):
+    roots, lang_of, docs = layout
+    src = require_shared("data/w3c-i18n")
+    parent: dict[str, str] = {}
+
+    def find(u):
+        parent.setdefault(u, u)
+        while parent[u] != u:
+            u = parent[u]
+        return u
+
+    for _, u1, _, u2 in tsv(src / "gold.tsv"):
+        parent[find(u1)] = find(u2)
+    source = {url: row[2] for pages in docs.values() for url, *row in pages.values()}
+    gold = tsv(site / "gold.tsv")
+    assert gold
+    for l1, u1, l2, u2 in gold:
+        assert l1 < l2 and lang_of[u1] == l1 and lang_of[u2] == l2
+        assert host(u1) != host(u2)
+        assert find(source[u1]) == find(source[u2])
+    expected = sum(len(pages) * (len(pages) - 1) // 2 for pages in docs.values())
+    assert len({(u1, u2) for _, u1, _, u2 in gold}) == len(gold) == expected
+    assert {(l1, l2) for l1, _, l2, _ in gold} == {("de", "en"), ("de", "es"), ("en", "es")}
+
+
+def test_translations_share_no_url_token_and_no_language_code(site, layout):
+    roots, lang_of, _ = layout
+    for _, u1, _, u2 in tsv(site / "gold.tsv"):
+        assert not tokens(u1) & tokens(u2), (u1, u2)
+    codes = set(LANGS)
+    assert not any(tokens(u) & codes for u in lang_of)
+    for base, root in roots.items():
+        for f in root.rglob("*.htm*"):
+            text = f.read_text("utf-8")
+            assert not lxml.html.fromstring(text.encode()).xpath("//@hreflang"), f
+            assert not [b for b in roots if b != base and b in text], f"{f} links another edition"
+
+
+def test_templates_and_paragraphing_differ_between_editions(layout):
+    roots, _, docs = layout
+    full = [pages for pages in docs.values() if len(pages) == 3]
+    assert full
+    paragraphs = defaultdict(int)
+    for pages in full:
+        seqs, classes = {}, {}
+        for lang, (url, *_) in pages.items():
+            doc = tree(roots, url)
+            seqs[lang] = [el.tag for el in doc.iter() if isinstance(el.tag, str)]
+            classes[lang] = {c for el in doc.iter() if isinstance(el.tag, str) for c in (el.get("class") or "").split()}
+            paragraphs[lang] += len(doc.xpath("//p[not(@class)] | //p[@class='lead'] | //span[@class='absatz']"))
+        for a, b in combinations(LANGS, 2):
+            assert seqs[a] != seqs[b]
+            assert not classes[a] & classes[b], (a, b, classes[a] & classes[b])
+    # B (de) joins paragraphs, C (es) cuts long ones: over many articles the counts must show it.
+    assert paragraphs["de"] < paragraphs["en"] < paragraphs["es"]
+    a = tree(roots, full[0]["en"][0])
+    assert a.xpath("//header/nav") and a.xpath("//main/article/p")
+    b = tree(roots, full[0]["de"][0])
+    leiste, inhalt = b.xpath("//td[@class='leiste']"), b.xpath("//td[@class='inhalt']")
+    assert leiste and inhalt and leiste[0].getparent().index(leiste[0]) < inhalt[0].getparent().index(inhalt[0])
+    assert not b.xpath("//h1|//h2|//p[not(ancestor::td[@class='leiste'])]")
+
+
+def test_article_text_is_the_w3c_main_content(layout):
+    roots, _, docs = layout
+    for pages in docs.values():
+        for url, _, _, source in pages.values():
+            src_text = re.sub(r"\s+", " ", lxml.html.parse(file_of_w3c(source)).getroot().text_content())
+            doc = tree(roots, url)
+            assert not doc.xpath("//script|//table[@id='size']|//*[@id='mainNavigation']")
+            body = doc.xpath("//p[not(@class)] | //p[@class='lead'] | //span[@class='absatz']")
+            assert body, url
+            first = re.split(r"(?<=[.!?]) ", body[0].text_content())[0]
+            assert first in src_text, (url, first)
+
+
+def file_of_w3c(url: str) -> str:
+    src = require_shared("data/w3c-i18n")
+    roots = {base.rstrip("/"): src / folder for folder, base in tsv(src / "hosts.tsv")}
+    return str(file_of(roots, url))
+
+
+def test_one_language_articles_make_about_the_asked_share(layout):
+    _, _, docs = layout
+    single = [pages for pages in docs.values() if len(pages) == 1]
+    assert 0.15 <= len(single) / len(docs) <= 0.25
+    assert {lang for pages in single for lang in pages} == set(LANGS)
+
+
+def test_print_pages_are_canonicalised_to_their_article_and_not_in_gold(site, layout):
+    roots, lang_of, _ = layout
+    printed = tsv(site / "print.tsv")
+    gold_urls = {u for row in tsv(site / "gold.tsv") for u in row[1::2]}
+    per_host = defaultdict(int)
+    for print_url, article in printed:
+        assert urlsplit(print_url).path.startswith("/print/") and host(print_url) == host(article)
+        assert print_url not in lang_of and print_url not in gold_urls and article in lang_of
+        assert tree(roots, print_url).xpath("//link[@rel='canonical']/@href") == [article]
+        assert urljoin(article, urlsplit(print_url).path) in [urljoin(article, h) for h in
+                                                              tree(roots, article).xpath("//a/@href")]
+        per_host[host(article)] += 1
+    for base in roots:
+        n = sum(host(u) == host(base) for u in lang_of)
+        assert per_host[host(base)] == round(0.1 * n)
+
+
+def test_feeds_are_linked_from_home_pages_and_carry_pubdates(layout):
+    roots, lang_of, docs = layout
+    date_of = {url: datetime.fromisoformat(row[0]) for pages in docs.values() for url, *row in pages.values()}
+    for base in roots:
+        home = tree(roots, base + "/")
+        hrefs = home.xpath("//link[@rel='alternate'][@type='application/rss+xml']/@href")
+        assert len(hrefs) == 1
+        assert hrefs[0] in home.xpath("//a/@href")
+        channel = ET.fromstring(file_of(roots, urljoin(base + "/", hrefs[0])).read_bytes()).find("channel")
+        items = channel.findall("item")
+        assert 10 <= len(items) <= 20
+        for item in items:
+            link = item.findtext("link")
+            assert link in lang_of
+            assert parsedate_to_datetime(item.findtext("pubDate")) == date_of[link]
+
+
+def test_dates_shown_three_ways_and_within_a_day_across_editions(layout):
+    roots, _, docs = layout
+    for pages in docs.values():
+        for lang, (url, date, *_) in pages.items():
+            d = datetime.fromisoformat(date)
+            doc = tree(roots, url)
+            if lang == "en":
+                assert f"/{d:%Y/%m/%d}/" in url
+            elif lang == "de":
+                assert doc.xpath("//meta[@property='article:published_time']/@content") == [date]
+            else:
+                assert doc.xpath("//time/@datetime") == [date]
+        days = sorted(datetime.fromisoformat(row[1]).date() for row in pages.values())
+        assert days[-1] - days[0] <= timedelta(days=1)
+
+
+def test_home_pages_listings_and_redirects_reach_every_article(site, layout):
+    roots, lang_of, _ = layout
+    seen, todo = set(), [u for u in (site / "seeds.txt").read_text("utf-8").split()]
+    redirected = 0
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        path = file_of(roots, url)
+        if path.is_dir():
+            todo.append(url + "/")  # serve.py's 301
+            redirected += 1
+            continue
+        if path.suffix in (".xml", ".rss"):
+            continue
+        doc = tree(roots, url)
+        refresh = doc.xpath("//meta[@http-equiv='refresh']/@content")
+        links = [refresh[0].split("url=", 1)[1]] if refresh else doc.xpath("//a/@href")
+        todo += [urljoin(url, h) for h in links if urljoin(url, h) not in seen]
+    assert set(lang_of) <= seen
+    assert redirected >= 1
+    kinds = [kind for _, _, kind in tsv(site / "redirects.tsv")]
+    assert kinds.count("meta-refresh") == 6 and any(k.startswith("301") for k in kinds)
+    for old, target, _ in tsv(site / "redirects.tsv"):
+        assert target in lang_of and old not in lang_of
+
+
+def test_same_seed_same_site_and_refuses_to_write_into_the_repository(site, tmp_path, capsys):
+    src = require_shared("data/w3c-i18n")
+    again = tmp_path / "again"
+    mne.main([str(src), str(again), "--seed", "3", "--port-base", "8310"])
+    assert (again / "gold.tsv").read_text() == (site / "gold.tsv").read_text()
+    assert (again / "edition-b").exists() and sorted(p.name for p in (again / "edition-b" / "artikel").iterdir()) == \
+        sorted(p.name for p in (site / "edition-b" / "artikel").iterdir())
+    with pytest.raises(SystemExit):
+        mne.main([str(src), str(ROOT / "news-site")])
+    with pytest.raises(SystemExit):
+        mne.main([str(src), str(again)])  # not empty, no --overwrite
+    assert not (ROOT / "news-site").exists()
