@@ -23,9 +23,9 @@ refuses pathological paths as Heritrix's ``PathologicalPathDecideRule`` does.
 * A path in which one segment or group of segments repeats more than ``max_repeats`` times in a
   row (``/a/b/a/b/a/b/``) is refused before it is fetched.
 
-Memory is bounded: words and links are remembered as 64-bit hashes in two generations of
-at most ``memory`` entries each (the older generation is dropped when the newer one fills), and
-each pattern keeps a window of ``min_pages`` booleans.
+Memory is bounded: words and links are remembered in two generations of at most ``memory``
+entries each (the older generation is dropped when the newer one fills), and each pattern keeps
+a window of ``min_pages`` booleans.
 """
 
 from __future__ import annotations
@@ -61,21 +61,21 @@ def pathological(url: str, max_repeats: int) -> bool:
 
 
 class _Seen:
-    """A bounded set of hashes: two generations, the older dropped when the newer fills."""
+    """A bounded set: two generations, the older dropped when the newer fills."""
 
     def __init__(self, capacity: int) -> None:
         self.capacity = max(1, capacity)
-        self.new: set[int] = set()
-        self.old: set[int] = set()
+        self.new: set[str] = set()
+        self.old: set[str] = set()
 
-    def add(self, key: int) -> bool:
-        """Add ``key``; whether it was new."""
-        if key in self.new or key in self.old:
-            return False
-        if len(self.new) >= self.capacity:
-            self.old, self.new = self.new, set()
-        self.new.add(key)
-        return True
+    def add(self, keys: set[str]) -> set[str]:
+        """Add ``keys``; those that were new (set operations: a page's words in one go)."""
+        fresh = keys - self.new - self.old
+        if fresh:
+            if len(self.new) + len(fresh) > self.capacity:
+                self.old, self.new = self.new, set()
+            self.new |= fresh
+        return fresh
 
 
 @dataclass
@@ -104,10 +104,12 @@ class LinkTraps:
     memory: int = 50_000
     traps: dict[str, Trap] = field(default_factory=dict)
     _patterns: dict[str, _Pattern] = field(default_factory=dict)
-    _seen: _Seen = field(init=False)
+    _words: _Seen = field(init=False)
+    _links: _Seen = field(init=False)
 
     def __post_init__(self) -> None:
-        self._seen = _Seen(self.memory)
+        self._words = _Seen(self.memory)
+        self._links = _Seen(self.memory)
 
     def refused(self, url: str) -> str | None:
         """Why ``url`` is not to be fetched (``"trap"`` or ``"pathological"``), or None."""
@@ -122,14 +124,9 @@ class LinkTraps:
         if self.min_pages <= 0:
             return None
         pattern = url_pattern(url)
-        productive = False
-        for block in blocks:
-            for word in _WORD.findall(block.casefold()):
-                productive |= self._seen.add(hash(word))
-        for link in links:
-            # Links are hashed with a marker so that a link never collides with a word.
-            if self._seen.add(hash(("link", link))) and url_pattern(link) != pattern:
-                productive = True
+        productive = bool(self._words.add(set(_WORD.findall(" ".join(blocks).casefold()))))
+        fresh_links = self._links.add(set(links))
+        productive = productive or any(url_pattern(link) != pattern for link in fresh_links)
         if pattern in self.traps:
             return None
         stats = self._patterns.get(pattern)

@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from collections.abc import Iterable
 
-_URL = re.compile(r"(?:https?://|www\.)\S+|\S+@\S+\.\w+", re.IGNORECASE)
+_URL = re.compile(r"(?:https?://|www\.)\S+|[^\s@]+@[^\s@]+\.\w+", re.IGNORECASE)
+
+
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
 
 
 def _letters(text: str) -> str:
-    # Letters and marks only (every script): digits, punctuation, symbols and spaces are dropped.
-    return "".join(ch for ch in text if unicodedata.category(ch)[0] in "LM")
+    # Letters only (every script): digits, punctuation, symbols, marks and spaces are dropped.
+    return _NOT_LETTERS.sub("", text)
 
 
 def text_key(texts: str | Iterable[str]) -> bytes:
@@ -34,7 +36,9 @@ def text_key(texts: str | Iterable[str]) -> bytes:
         texts = (texts,)
     h = hashlib.md5()
     for text in texts:
-        h.update(_letters(_URL.sub(" ", text).casefold()).encode("utf-8", "surrogatepass"))
+        if "@" in text or "://" in text or "www." in text:
+            text = _URL.sub(" ", text)
+        h.update(_letters(text.casefold()).encode("utf-8", "surrogatepass"))
     return h.digest()
 
 

@@ -97,7 +97,8 @@ def page_language(features: Linearized | None, options: ParseOptions, language: 
     if features is None:
         return UNDETERMINED, 0.0
     text = identification_text(features.blocks, features.block_tags, features.block_chrome)
-    if letter_words(text) < options.lang_min_words:
+    # fastText reads the first lang_max_chars characters: they are what must hold the words.
+    if letter_words(text[:options.lang_max_chars]) < options.lang_min_words:
         return UNDETERMINED, 0.0
     return language.identify(text, options.lang_min_confidence, options.lang_max_chars)
 
