@@ -91,6 +91,18 @@ def letter_words(text: str) -> int:
     return word_count(_DIGITS.sub(" ", text))
 
 
+def _has_letter_words(text: str, n: int) -> bool:
+    """``letter_words(text) >= n``, deciding from the first tokens where it can (most pages)."""
+    found = 0
+    for token in text.split():
+        if any(c.isalpha() for c in token):
+            found += 1
+            if found >= n:
+                return True
+    # Fewer letter-bearing tokens than n: CJK and Thai text counts words within its tokens.
+    return n <= 0 or letter_words(text) >= n
+
+
 def page_language(features: Linearized | None, options: ParseOptions, language: LanguageIdentifier) -> tuple[str, float]:
     """The page's language from its text; undetermined when the text it is identified from (less
     menus, page chrome and code) has fewer than ``BITEXT_LANG_MIN_WORDS`` words with letters."""
@@ -98,7 +110,7 @@ def page_language(features: Linearized | None, options: ParseOptions, language: 
         return UNDETERMINED, 0.0
     text = identification_text(features.blocks, features.block_tags, features.block_chrome)
     # fastText reads the first lang_max_chars characters: they are what must hold the words.
-    if letter_words(text[:options.lang_max_chars]) < options.lang_min_words:
+    if not _has_letter_words(text[:options.lang_max_chars], options.lang_min_words):
         return UNDETERMINED, 0.0
     return language.identify(text, options.lang_min_confidence, options.lang_max_chars)
 
