@@ -37,6 +37,7 @@ class PageItem:
     size_chars: int = 0  # script-weighted characters of the decoded page (matchers.structure.size_ratio)
     features: Linearized | None = field(default=None, repr=False)
     too_large: bool = False
+    canonical: str | None = None  # rel=canonical names this other URL: the page is a copy of it
     lang: str | None = None
     lang_score: float = 0.0
     eligible: bool = False

@@ -190,7 +190,8 @@ class BitextRuntime:
                                  page.n_paragraphs, page.tokens, content)
                 )
                 if self.config.evidence_enabled:
-                    state.evidence.add(page.url, page.lang, page.outlinks, page.images, page.paragraphs)
+                    state.evidence.add(page.url, page.lang, page.outlinks, page.images, page.paragraphs,
+                                       page.canonical)
         state.pages_seen = state.requested = len(state.stored_urls)
         state.frontier = [u for u in links if u not in state.stored_urls]
         if state.stored_urls:

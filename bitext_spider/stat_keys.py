@@ -59,6 +59,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/pages/duplicates", "Exact copies of a page already seen on the site (not paired).", _PAGES),
     Stat("bitext/pages/too_large", "Pages with more than `BITEXT_MAX_TAG_TOKENS` tags (stored, not compared).",
          _PAGES),
+    Stat("bitext/pages/canonical_elsewhere", "Pages whose rel=canonical names another URL (print versions, "
+         "copies): never paired in the place of the page they name.", _PAGES),
     Stat("bitext/pages/empty", "Pages whose tag sequence is empty.", _PAGES),
     Stat("bitext/pages/dropped/binary", "Responses dropped because their content is binary whatever their "
          "Content-Type says.", _PAGES),

@@ -1,5 +1,6 @@
 """Normalize stage: the page's decoded text and its STRAND linearization (tag sequence, text
-blocks) from its one parse (pipelines.page_parse); binary content is dropped here."""
+blocks) from its one parse (pipelines.page_parse); binary content is dropped here, and a page whose
+rel=canonical names another URL is marked a copy of it (the decision never pairs it in its place)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from scrapy.exceptions import DropItem
 
 from bitext_spider.items import PageItem
 from matchers.page.page_parse import too_large
+from matchers.site.url_canonical import canonical_url
 from pipelines.base import MatchingStage, pages_only
 
 logger = logging.getLogger(__name__)
@@ -34,4 +36,7 @@ class NormalizePipeline(MatchingStage):
             logger.warning("%s: %s; stored but not compared", item.url, item.note)
         if not len(features.tokens):
             self.stats.inc_value("bitext/pages/empty")
+        if parsed.canonical is not None and canonical_url(parsed.canonical) != canonical_url(item.url):
+            item.canonical = parsed.canonical
+            self.stats.inc_value("bitext/pages/canonical_elsewhere")
         return item

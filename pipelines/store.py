@@ -45,6 +45,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         outlinks=[list(x) for x in item.outlinks],
         images=item.images,
         note=item.note[:255],
+        canonical=item.canonical,
     )
     candidates: list[CandidateRecord] = []
     for cand in item.candidates:

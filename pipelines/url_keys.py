@@ -28,6 +28,8 @@ class UrlKeyPipeline(EvidenceStage):
             return item
         evidence = self.runtime.site(item.site).evidence
         evidence.add_url(item.url, item.lang)
+        if item.canonical:
+            evidence.add_canonical(item.url, item.canonical)
         n = len(evidence.url_keys)
         if n >= _MIN_PAGES and n >= _GROWTH * self._recomputed_at.get(item.site, 0):
             evidence.url_keys.recompute()

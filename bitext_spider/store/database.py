@@ -119,7 +119,7 @@ class Store(ModelRows):
         cols = (
             PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
             PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
-            PageRow.paragraphs, PageRow.outlinks, PageRow.images,
+            PageRow.paragraphs, PageRow.outlinks, PageRow.images, PageRow.canonical,
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
@@ -131,6 +131,7 @@ class Store(ModelRows):
                     [tuple(p) for p in row.paragraphs or []],
                     [tuple(x) for x in row.outlinks or []],
                     list(row.images or []),
+                    row.canonical,
                 )
 
     # -- writes -----------------------------------------------------------------------------

@@ -94,6 +94,8 @@ class PageRow(Base):
     outlinks: Mapped[list[Any]] = mapped_column(JSON, default=list)
     images: Mapped[list[str]] = mapped_column(JSON, default=list)
     note: Mapped[str] = mapped_column(String(255), default="")
+    # The URL the page's rel=canonical names when it is not the page's own: the page is a copy.
+    canonical: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class _PagePair:

@@ -121,3 +121,4 @@ class StoredPage:
     paragraphs: list[Any] = field(default_factory=list)
     outlinks: list[Any] = field(default_factory=list)
     images: list[str] = field(default_factory=list)
+    canonical: str | None = None

@@ -96,6 +96,22 @@ def outlinks(html: str | Any, base_url: str, max_links: int = 5000) -> list[Outl
     return out
 
 
+def canonical_link(html: str | Any, base_url: str) -> str | None:
+    """The page's ``<link rel="canonical" href>``, resolved, when it names another URL (an http(s)
+    one): a print version, an AMP copy or a page reachable at several URLs says which URL is the
+    page itself."""
+    root = _root(html)
+    if root is None:
+        return None
+    for el in root.iter("link"):
+        if "canonical" in (el.get("rel") or "").lower().split() and (el.get("href") or "").strip():
+            url = urldefrag(urljoin(_base(root, base_url), el.get("href").strip()))[0]
+            if urlsplit(url).scheme in ("http", "https") and url != base_url:
+                return url
+            return None
+    return None
+
+
 def follow_links(
     html: str | Any, base_url: str, encoding: str = "utf-8", ignored_extensions: tuple[str, ...] = ()
 ) -> list[str]:

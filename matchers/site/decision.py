@@ -26,8 +26,9 @@ of terms in [0, 1], minus penalties for contradicting evidence; absent evidence 
 
 A candidate is accepted when ``score >= ACCEPT`` (0.40), and never when a veto holds: the two pages are
 in one language, their main texts are the same but for case, digits, URLs and punctuation
-(Bicleaner's hard rules, matchers/content/hard_rules.py), one of them is a near-duplicate of
-another page of its language (ILSP-FC 3.8), or content is required and one page has too little main content to judge.  The weights make
+(Bicleaner's hard rules, matchers/content/hard_rules.py), one of them is a copy whose
+rel=canonical names another page of its language (a print version), one of them is a
+near-duplicate of another page of its language (ILSP-FC 3.8), or content is required and one page has too little main content to judge.  The weights make
 every single strong piece (structure, a trained model's content, a URL key, an hreflang or
 switcher link) enough on its own unless content contradicts it, and the weak ones (mutual links,
 images, fingerprints, translated slugs) count only together with something else; docs/design.md gives the
@@ -67,6 +68,7 @@ class Evidence:
     too_little_content: bool = False
     # Bicleaner's identity rules over the two main texts (matchers.content.hard_rules).
     same_text: bool = False
+    alias_of: str = ""  # one page is a copy (rel=canonical) of this page of its language
     user: dict[str, float] = field(default_factory=dict)
 
 
@@ -110,6 +112,8 @@ def decide(ev: Evidence, content_required: bool = True) -> Decision:
         veto = "same language"
     elif ev.same_text:
         veto = "same text in both languages"
+    elif ev.alias_of:
+        veto = f"copy of {ev.alias_of} (rel=canonical)"
     elif ev.near_duplicate:
         veto = f"near-duplicate of {ev.near_duplicate}"
     elif content_required and ev.too_little_content:

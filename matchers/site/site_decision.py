@@ -160,6 +160,7 @@ def decide_site(
     evidence and one decision."""
     ev.url_keys.recompute()
     near = ev.near_duplicates()
+    aliases = ev.aliases()
     rows: list[StoredPair | ProposedPair] = []
     # A pair an earlier run proposed through a third language is judged again in that step, with
     # the pivots the pairs of this run give (or none).
@@ -294,6 +295,7 @@ def decide_site(
             images=images, fingerprint_ratio=fp, pivot=None if pivot is None else pivot.support, slug=slug,
             same_language=c.lang1 == c.lang2,
             same_text=a_content is not None and b_content is not None and a_content.text_key == b_content.text_key,
+            alias_of=aliases.get(c.url1) or aliases.get(c.url2) or "",
             near_duplicate=dup, too_little_content=too_little and not (link and link >= _EXPLICIT_LINK),
             user=user_scores(scores),
         )

@@ -44,6 +44,7 @@ class SiteEvidence:
         self.images = ImageFrequencies()
         self._near: dict[str, NearDuplicateIndex] = {}
         self._inlinks: Counter[tuple[str, str]] = Counter()  # (target url, source lang) -> pages
+        self._canonical: dict[str, str] = {}  # page -> the other URL its rel=canonical names
 
     def _page(self, url: str, lang: str) -> PageEvidence:
         page = self.pages.get(url)
@@ -91,15 +92,33 @@ class SiteEvidence:
         outlinks: Sequence[Outlink],
         images: Sequence[str],
         paragraphs: Sequence[tuple[str, str, str]],
+        canonical: str | None = None,
     ) -> None:
         """Everything at once (a resumed crawl's stored pages)."""
         if url in self.pages:
             return
         self.add_url(url, lang)
+        if canonical:
+            self.add_canonical(url, canonical)
         self.add_links(url, lang, outlinks)
         self.add_images(url, lang, images)
         self.add_fingerprint(url, lang, paragraphs)
         self.add_paragraph_hashes(url, lang, paragraphs)
+
+    def add_canonical(self, url: str, canonical: str) -> None:
+        """The page names another URL as itself (rel=canonical): a print version, a copy."""
+        self._canonical[url] = canonical
+
+    def aliases(self) -> dict[str, str]:
+        """Copy -> the page its rel=canonical names, when that page is stored in the copy's
+        language.  A canonical naming a page of another language (a site that points every
+        translation at its English page) says nothing about copies and is ignored."""
+        out = {}
+        for url, target in self._canonical.items():
+            page, other = self.pages.get(url), self.pages.get(target)
+            if page is not None and other is not None and primary_subtag(page.lang) == primary_subtag(other.lang):
+                out[url] = target
+        return out
 
     def inlink_count(self, url: str, lang: str) -> int:
         return self._inlinks.get((url, lang), 0)
