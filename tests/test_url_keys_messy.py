@@ -163,3 +163,16 @@ def test_one_page_whose_slug_is_not_translated_pairs_on_the_language_markers_alo
     index = UrlKeyIndex.from_urls(urls)
     assert {(a, b) for a, b, _ in index.pairs()} == {
         ("https://digital.canada.ca/en/a11y/", "https://digital.canada.ca/fr/a11y/")}
+
+
+def test_the_crawler_fetches_one_url_per_page():
+    from matchers.site.url_canonical import fetch_url
+
+    assert fetch_url("http://h/x.html?") == "http://h/x.html"
+    assert fetch_url("http://h/x.html?PHPSESSID=8f3a2c") == "http://h/x.html"
+    assert fetch_url("http://h/a.php?id=3&PHPSESSID=8f&lang=en#top") == "http://h/a.php?id=3&lang=en"
+    assert fetch_url("http://h/a;jsessionid=9F?x=1") == "http://h/a?x=1"
+    assert fetch_url("http://h/p?utm_source=feed&utm_medium=rss") == "http://h/p"
+    # "sid" names an article on some sites: only compared as a session id, never dropped.
+    assert fetch_url("http://h/show.php?sid=4") == "http://h/show.php?sid=4"
+    assert fetch_url("http://h/index.html") == "http://h/index.html"

@@ -20,7 +20,7 @@ import pprint
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import urlsplit
 
 import parsel
 import scrapy
@@ -42,6 +42,7 @@ from bitext_spider.store.open_errors import describe as describe_database_error
 from bitext_spider.user_errors import ConfigError, DatabaseError, UserError
 from bitext_spider.workers.page_parser import ParseTimeout
 from matchers.page.outlinks import follow_links
+from matchers.site.url_canonical import fetch_url
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,9 @@ class SiteSpider(scrapy.Spider):
 
     # -- requests -----------------------------------------------------------------------------
     def _request(self, url: str, state: SiteState, depth: int = 0, **kwargs: Any) -> scrapy.Request | None:
-        url = urldefrag(url)[0]
+        # One page, one request: x.html? and x.html?PHPSESSID=... are x.html (stored once, under
+        # the URL the site links).
+        url = fetch_url(url)
         if url in state.requested_urls or url in state.stored_urls or urlsplit(url).netloc.lower() not in state.site.hosts:
             return None
         if 0 < self._max_depth < depth:

@@ -20,6 +20,9 @@ SESSION_PARAMS = frozenset({
     "cftoken", "utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "fbclid",
     "gclid", "msclkid",
 })
+# The ones a crawler can drop before it fetches: never a page's own parameter ("sid" and
+# "session" sometimes are, so they are only folded when URLs are compared).
+TRACKING_PARAMS = SESSION_PARAMS - {"sid", "session"}
 _INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|shtml|php\d?|aspx?|jsp|cfm)$", re.IGNORECASE)
 
 
@@ -48,3 +51,23 @@ def canonical_url(url: str) -> str:
         kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() not in SESSION_PARAMS]
         query = urlencode(kept) if len(kept) != query.count("&") + 1 else query
     return urlunsplit(("", host, path or "/", query, ""))
+
+
+def fetch_url(url: str) -> str:
+    """The URL to fetch for ``url``: the same page without its session and tracking parameters
+    (``?PHPSESSID=...``, ``;jsessionid=...``, ``utm_*``), its empty query (``x.html?``) and its
+    fragment; everything else as it was, so the server sees the URL the site links."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    path = parts.path
+    if ";" in path:
+        head, *params = path.split(";")
+        path = ";".join([head] + [p for p in params if p.split("=", 1)[0].lower() not in TRACKING_PARAMS])
+    query = parts.query
+    if query:
+        pairs = query.split("&")
+        kept = [p for p in pairs if p and p.split("=", 1)[0].lower() not in TRACKING_PARAMS]
+        query = "&".join(kept) if len(kept) != len(pairs) else query
+    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
