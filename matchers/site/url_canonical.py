@@ -57,6 +57,8 @@ def fetch_url(url: str) -> str:
     """The URL to fetch for ``url``: the same page without its session and tracking parameters
     (``?PHPSESSID=...``, ``;jsessionid=...``, ``utm_*``), its empty query (``x.html?``) and its
     fragment; everything else as it was, so the server sees the URL the site links."""
+    if "?" not in url and ";" not in url and "#" not in url:
+        return url  # most links: nothing to drop, and this runs for every link of every page
     try:
         parts = urlsplit(url)
     except ValueError:
