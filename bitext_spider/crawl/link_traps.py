@@ -25,13 +25,12 @@ refuses pathological paths as Heritrix's ``PathologicalPathDecideRule`` does.
 
 Memory is bounded: words and links are remembered in two generations of at most ``memory``
 entries each (the older generation is dropped when the newer one fills), and each pattern keeps
-a window of ``min_pages`` booleans.
+its last ``min_pages`` verdicts as the bits of one int.
 """
 
 from __future__ import annotations
 
 import re
-from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -78,9 +77,11 @@ class _Seen:
         return fresh
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pattern:
-    window: deque[bool]
+    # Every article URL is a pattern of its own, so this is kept small: the verdicts of the last
+    # min_pages pages as the bits of an int, newest lowest.
+    window: int = 0
     pages: int = 0
     productive: int = 0
 
@@ -131,11 +132,11 @@ class LinkTraps:
             return None
         stats = self._patterns.get(pattern)
         if stats is None:
-            stats = self._patterns[pattern] = _Pattern(deque(maxlen=self.min_pages))
+            stats = self._patterns[pattern] = _Pattern()
         stats.pages += 1
         stats.productive += productive
-        stats.window.append(productive)
-        if len(stats.window) == self.min_pages and sum(stats.window) < self.min_yield * self.min_pages:
+        stats.window = ((stats.window << 1) | productive) & ((1 << self.min_pages) - 1)
+        if stats.pages >= self.min_pages and stats.window.bit_count() < self.min_yield * self.min_pages:
             trap = self.traps[pattern] = Trap(pattern, stats.pages, stats.productive)
             del self._patterns[pattern]
             return trap
