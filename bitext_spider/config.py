@@ -243,15 +243,24 @@ class BitextConfig:
     # arrives.  Off by default: at arrival a page's translation has often not been fetched yet,
     # so most of those checks align unrelated pages (on a generated 3,183-page site 4,600 checks
     # found 2 pages, which the close sweep finds as well; docs/benchmarks.md (c)).
+    # A page that no filter gave a candidate in any language is searched at arrival regardless:
+    # its template is its own (a newspaper edition's), so only content can pair it.
     content_rescue_at_arrival: bool = setting(
-        False, "Also run that content-only search as each page arrives (docs/design.md).",
-        group=_CONTENT)
+        False, "Also run that content-only search as each page arrives for pages that have "
+        "candidates in other languages (a page with none in any language is always searched at "
+        "arrival; docs/design.md).", group=_CONTENT)
     content_rescue_min_share: float = setting(
         0.60, "Share of translated sentence pairs a pair found on content alone needs.",
         group=_CONTENT, low=0, high=1)
     content_rescue_max_length_diff: float = setting(
         0.40, "Largest relative difference of main-content lengths for a content-only check.",
         group=_CONTENT)
+    # PCB (section 3.2.2) compares articles published "in relatively close time intervals" and
+    # groups them by month; pages whose publication days are both known are compared on content
+    # alone only within this many days (matchers.page.publication_date).
+    content_date_window: int = setting(
+        31, "Days apart beyond which two pages that both give a publication date are not compared "
+        "on content alone (0: no date blocking).", group=_CONTENT)
     # Aligned pairs whose share reaches this train the model (one pair per page and language).
     content_train_min_share: float = setting(
         0.50, "An accepted pair trains the translation model only above this share.",
@@ -282,7 +291,8 @@ class BitextConfig:
         0.30, "PCB threshold for the dictionary's second language.", group=_DICT)
     dictionary_drop_ambiguous: bool = setting(
         True, "At close, drop a page with more than one accepted counterpart, with all its "
-        "candidates.", group=_DICT)
+        "candidates (PCB's policy; only with the content filter off: with it on, the decision and "
+        "the one-to-one resolution choose).", group=_DICT)
     # URL pairing keys (Kit & Ng): a key needs this share of the site's URLs.
     url_key_share: float = setting(
         0.10, "Share of the site's URLs a URL pairing key needs.", group=_EVIDENCE)

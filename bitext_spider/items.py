@@ -38,6 +38,7 @@ class PageItem:
     features: Linearized | None = field(default=None, repr=False)
     too_large: bool = False
     canonical: str | None = None  # rel=canonical names this other URL: the page is a copy of it
+    published: int | None = None  # publication day (date.toordinal()), when the page says
     lang: str | None = None
     lang_score: float = 0.0
     eligible: bool = False

@@ -99,8 +99,10 @@ class Resolver:
     def __init__(self, runtime: BitextRuntime) -> None:
         self.runtime = runtime
         cfg = runtime.config
-        self.content: ContentFilter | None = ContentFilter(cfg, runtime.models) if content_enabled(cfg) else None
         self.dictionary: DictionaryFilter | None = load_filter(cfg) if dictionary_enabled(cfg) else None
+        self.content: ContentFilter | None = ContentFilter(
+            cfg, runtime.models, self.dictionary.dic if self.dictionary is not None else None,
+        ) if content_enabled(cfg) else None
         self.decision = decision_enabled(cfg)
         self.runs = 0
 
@@ -164,6 +166,7 @@ class Resolver:
         updates, dropped = content.rejudge_site(state.site_id, state.index, candidates)
         store.update_candidates(updates)
         store.delete_candidates(dropped)
+        store.update_candidates(content.remutual_site(state.index, store.site_candidates(state.site_id)))
         gone = set(dropped)
         kept = [c for c in candidates if c.id not in gone]
         found = content.sweep_site(state.site_id, state.index, kept)
@@ -172,8 +175,15 @@ class Resolver:
     def _dictionary(self, dictionary: DictionaryFilter, state: SiteState) -> None:
         store = self.runtime.store
         stats = self.runtime.stats
-        drop = self.runtime.config.dictionary_drop_ambiguous
-        judged = close_judgments(dictionary, store.site_candidates(state.site_id), state.index.content, drop)
+        # PCB's policy stands in for a resolution it does not have: with the content filter on, the
+        # decision weighs the dictionary with the content and the one-to-one step picks among the
+        # counterparts (with up to six content-only candidates a page, two passing the dictionary
+        # is common among articles on one subject, and dropping them lost true pairs).
+        drop = self.runtime.config.dictionary_drop_ambiguous and self.content is None
+        judged = close_judgments(dictionary, store.site_candidates(state.site_id), state.index.content, drop,
+                                 self.runtime.config.content_rescue_min_share)
+        doomed = set(judged.doomed)
+        store.update_candidates([u for u in judged.scored if u[0] not in doomed])
         if judged.rejected:
             stats.inc_value("bitext/dictionary/rejected", len(judged.rejected))
         if drop:

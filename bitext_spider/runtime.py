@@ -187,7 +187,7 @@ class BitextRuntime:
                 # admitted when it arrived, so it is registered again, in arrival order.
                 state.index.admit(
                     PageFeatures(page.url, page.lang, page.size_bytes, page.size_chars, page.n_tags,
-                                 page.n_paragraphs, page.tokens, content)
+                                 page.n_paragraphs, page.tokens, content, page.published, page.canonical)
                 )
                 if self.config.evidence_enabled:
                     state.evidence.add(page.url, page.lang, page.outlinks, page.images, page.paragraphs,

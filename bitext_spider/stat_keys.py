@@ -114,6 +114,8 @@ STATS: tuple[Stat, ...] = (
          "(`BITEXT_CONTENT_RESCUE_AT_ARRIVAL`).", _CONTENT),
     Stat("bitext/content/rescued", "Candidates found on content alone as pages arrived.", _CONTENT),
     Stat("bitext/content/rescued_at_close", "Candidates found on content alone at close.", _CONTENT),
+    Stat("bitext/content/mutual_changed_at_close", "Candidates found on content alone whose mutual-best "
+         "flag changed once every page was in.", _CONTENT),
     Stat("bitext/content/rejudged_at_close", "Candidates judged again at close with the final models.",
          _CONTENT),
     Stat("bitext/content/dropped_at_close", "Candidates dropped by that second judgment.", _CONTENT),

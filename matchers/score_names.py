@@ -39,6 +39,12 @@ SCORES: tuple[Score, ...] = (
           "model's maturity.", "matchers/content/content_filter.py"),
     Score("found_at_close", "1 for a pair found by the content-only search at close.",
           "matchers/content/content_filter.py"),
+    Score("bag", "Similarity of the page's translated bag of words to the other page's (TF/IDF; Buck & "
+          "Koehn 2016), for a pair found on content alone.", "matchers/content/content_filter.py"),
+    Score("bag_mutual", "1 when each page of a pair found on content alone is the other's closest "
+          "translated bag of words.", "matchers/content/content_filter.py"),
+    Score("dictionary", "1 when both PCB dictionary scores pass their thresholds, 0 when not.",
+          "matchers/content/dictionary_judge.py"),
     Score("dictionary_<lang>", "PCB's bag-of-words translation score of the page in <lang> "
           "(Tsvetkov & Wintner, section 3.2.2).", "matchers/content/dictionary_judge.py"),
     Score("proposed", "1 for a pair proposed at close by URL keys, links or a third language, not by the page filters.",

@@ -38,7 +38,8 @@ class DictionaryFilterPipeline(MatchingStage):
         if self.filter is None or item.content is None or not item.candidates or item.lang is None:
             return item
         index = self.runtime.site(item.site).index
-        checked, rejected = judge_candidates(self.filter, item.lang, item.content, item.candidates, index)
+        checked, rejected = judge_candidates(self.filter, item.lang, item.content, item.candidates, index,
+                                             self.config.content_rescue_min_share)
         self.stats.inc_value("bitext/dictionary/checked", checked)
         self.stats.inc_value("bitext/dictionary/rejected", rejected)
         item.candidates = [c for c in item.candidates if len(c)]

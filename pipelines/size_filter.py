@@ -49,7 +49,8 @@ class SizeFilterPipeline(MatchingStage):
         site = self.runtime.site(item.site)
         f = item.features
         page = PageFeatures(
-            item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens, item.content
+            item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens, item.content,
+            item.published, item.canonical,
         )
         original, candidates = site.index.admit(page)
         if original is not None:

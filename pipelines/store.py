@@ -46,6 +46,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         images=item.images,
         note=item.note[:255],
         canonical=item.canonical,
+        published=item.published,
     )
     candidates: list[CandidateRecord] = []
     for cand in item.candidates:

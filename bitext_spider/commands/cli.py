@@ -29,6 +29,7 @@ from bitext_spider.store import corpus_export
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import PageRow
 from bitext_spider.store.open_errors import describe as describe_database_error
+from bitext_spider.store.open_errors import safe_url
 from bitext_spider.store.output import open_output
 from bitext_spider.store.table_export import export
 from bitext_spider.user_errors import UserError
@@ -68,6 +69,8 @@ def _open_store(db: str) -> Store | None:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.what == "sentences":
         return cmd_export_sentences(args)
+    if args.what == "dictionary":
+        return cmd_export_dictionary(args)
     if args.langs:
         return _fail("--langs is only for sentences")
     if args.format not in ("tsv", "jsonl"):
@@ -110,6 +113,39 @@ def _write_sentences(store: Store, args: argparse.Namespace) -> int:
     }[args.format]
     with open_output(args.output) as fh:
         return write(pairs, fh)
+
+
+def cmd_export_dictionary(args: argparse.Namespace) -> int:
+    """The word translations the stored model of ``--langs`` learnt, in Bitextor's format."""
+    # numba-compiled code: only this subcommand pays for loading it.
+    from matchers.content.learned_dictionary import write_dictionary
+    from matchers.content.translation_model import TranslationModel
+
+    if not args.langs or not _LANG_PAIR.fullmatch(args.langs):
+        return _fail("export dictionary needs --langs L1-L2 (the dictionary's header order), e.g. en-fi")
+    if args.format != "tsv":
+        return _fail("a dictionary is written in Bitextor's format (tab-separated): leave --format out")
+    lang1, lang2 = args.langs.split("-")
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        row = store.model_row(*sorted((lang1, lang2)))
+        if row is None or not row.state:
+            return _fail(f"no stored {lang1}-{lang2} translation model in {safe_url(store.url)}: a crawl "
+                         f"stores one once it pairs pages of those languages")
+        model = TranslationModel.from_bytes(row.state)
+        with open_output(args.output) as fh:
+            n = write_dictionary(model, lang1 if lang1 in (model.lang1, model.lang2) else model.lang1, fh,
+                                 min_prob=args.min_prob)
+    except SQLAlchemyError as exc:
+        return _fail(describe_database_error(store.url, exc))
+    except OSError as exc:
+        return _fail(f"cannot write: {exc}")
+    finally:
+        store.close()
+    print(f"bitext: {n} word pairs exported (model of {model.sentences_seen} sentence pairs)", file=sys.stderr)
+    return 0
 
 
 # Two codes joined by "-"; a code's own subtags take "_" (pt_BR-en), as a hyphen would make the
@@ -295,12 +331,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
-    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys"])
+    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys", "dictionary"])
     ex.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses", "bitextor"], default="tsv",
                     help="tmx, moses and bitextor: sentences only")
     ex.add_argument("--min-score", type=float, metavar="X",
                     help="sentences: keep those scoring at least this")
+    ex.add_argument("--min-prob", type=float, default=0.2, metavar="P",
+                    help="dictionary: keep word pairs whose learnt probability is at least P both ways")
     ex.add_argument("--langs", metavar="L1-L2",
                     help="sentences only: this language pair, L1 first (e.g. en-fr, pt_BR-en)")
     ex.add_argument("-o", "--output", metavar="PATH",

@@ -90,11 +90,12 @@ class ProvisionalPairs:
         share = _column(cand.scores, "content_share", n)
         ripe = _column(cand.scores, "content_maturity", n)
         users = {k: _column(cand.scores, k, n) for k in cand.scores if k.startswith("x_")}
+        mutual, dictionary = _column(cand.scores, "bag_mutual", n), _column(cand.scores, "dictionary", n)
         scores, accepted = np.zeros(n), np.zeros(n, dtype=bool)
         for k in range(n):
             d = decide(Evidence(
                 structure=_finite(structure[k]), content_share=_finite(share[k]),
-                maturity=_finite(ripe[k]) or 0.0,
+                maturity=_finite(ripe[k]) or 0.0, bag_mutual=_finite(mutual[k]), dictionary=_finite(dictionary[k]),
                 user={name: float(v[k]) for name, v in users.items() if v[k] == v[k]},
             ), self.content_required)
             scores[k], accepted[k] = d.score, d.accepted

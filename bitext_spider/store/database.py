@@ -27,6 +27,7 @@ from bitext_spider.store.models import (
     make_engine,
 )
 from bitext_spider.store.records import (
+    CandidateRecord,
     PageRecord,
     SentenceRecord,
     SiteCandidate,
@@ -80,10 +81,17 @@ class Store(ModelRows):
         self.url = url
         self.engine = make_engine(url, create=create)
         self._ids: dict[str, int] = {}
+        # Candidates of a stored page whose other page is not stored yet: pages go through the
+        # pipelines concurrently, so a page may be compared with one that reaches the store later.
+        # Written with the batch that stores the other page.
+        self._waiting: list[tuple[int, int, str, CandidateRecord]] = []
 
         self._pg = self.engine.dialect.name == "postgresql"
 
     def close(self) -> None:
+        if self._waiting:
+            logger.warning("%d candidates not stored: their other page never was (first: %s)",
+                           len(self._waiting), self._waiting[0][3].other_url)
         self.engine.dispose()
 
     def _retrying(self, fn: Callable[[], Any]) -> Any:
@@ -119,7 +127,7 @@ class Store(ModelRows):
         cols = (
             PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
             PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
-            PageRow.paragraphs, PageRow.outlinks, PageRow.images, PageRow.canonical,
+            PageRow.paragraphs, PageRow.outlinks, PageRow.images, PageRow.canonical, PageRow.published,
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
@@ -132,6 +140,7 @@ class Store(ModelRows):
                     [tuple(x) for x in row.outlinks or []],
                     list(row.images or []),
                     row.canonical,
+                    row.published,
                 )
 
     # -- writes -----------------------------------------------------------------------------
@@ -157,23 +166,24 @@ class Store(ModelRows):
                 c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
             )
             wanted.update(a.other_url for rec in records for a in rec.aligned if a.other_url not in self._ids)
+            wanted.update(c.other_url for *_, c in self._waiting)
             for chunk in _chunks(sorted(wanted), 500):
                 for url, page_id in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk))):
                     new_ids[url] = page_id
             rows = []
-            for rec in records:
-                page_id = new_ids[rec.url]
-                lang = rec.values.get("lang") or ""
-                for c in rec.candidates:
-                    other = new_ids.get(c.other_url) or self._ids.get(c.other_url)
-                    if other is None:
-                        logger.warning("candidate %s -> %s: earlier page not stored; skipped", rec.url, c.other_url)
-                        continue
-                    p1, l1, p2, l2 = _ordered(page_id, lang, other, c.other_lang)
-                    rows.append(
-                        dict(site_id=rec.site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
-                             score=float(c.score), scores=c.scores)
-                    )
+            waiting: list[tuple[int, int, str, CandidateRecord]] = []
+            pending = [*self._waiting, *((rec.site_id, new_ids[rec.url], rec.values.get("lang") or "", c)
+                                         for rec in records for c in rec.candidates)]
+            for site_id, page_id, lang, c in pending:
+                other = new_ids.get(c.other_url) or self._ids.get(c.other_url)
+                if other is None:
+                    waiting.append((site_id, page_id, lang, c))
+                    continue
+                p1, l1, p2, l2 = _ordered(page_id, lang, other, c.other_lang)
+                rows.append(
+                    dict(site_id=site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
+                         score=float(c.score), scores=c.scores)
+                )
             if rows:
                 s.execute(cand_insert, rows)
             sentences = self._aligned_rows(records, new_ids)
@@ -181,6 +191,12 @@ class Store(ModelRows):
                 s.execute(self._sentence_insert(), sentences)
         # Only after the commit: a rolled-back id must not be remembered.
         self._ids.update(new_ids)
+        self._waiting = waiting
+
+    @property
+    def waiting_candidates(self) -> int:
+        """Candidates held until their other page is stored (none once every page is)."""
+        return len(self._waiting)
 
     def _aligned_rows(self, records: list[PageRecord], new_ids: dict[str, int]) -> list[dict[str, Any]]:
         rows = []

@@ -96,6 +96,9 @@ class PageRow(Base):
     note: Mapped[str] = mapped_column(String(255), default="")
     # The URL the page's rel=canonical names when it is not the page's own: the page is a copy.
     canonical: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The day the page says it was published (a date.toordinal()), for comparing news articles
+    # only with those published close in time (matchers.page.publication_date).
+    published: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class _PagePair:

@@ -122,3 +122,4 @@ class StoredPage:
     outlinks: list[Any] = field(default_factory=list)
     images: list[str] = field(default_factory=list)
     canonical: str | None = None
+    published: int | None = None

@@ -34,10 +34,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from matchers.content.content_match import AlignedSentences, ContentMatch, length_difference, match_content
+from matchers.content.content_candidates import ContentCandidates
+from matchers.content.content_match import AlignedSentences, ContentMatch, match_content
 from matchers.content.content_schedule import combined_score, is_mature, maturity, required_share
+from matchers.content.dictionary_filter import BilingualDictionary
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
+from matchers.site.decision import ACCEPT, WEIGHTS
 from matchers.site.page_index import CandidateSet, SiteIndex
 
 
@@ -55,6 +58,7 @@ class ContentSettings(Protocol):
     content_rescue_min_share: float
     content_rescue_max_length_diff: float
     content_train_min_share: float
+    content_date_window: int
 
 
 class Models(Protocol):
@@ -86,6 +90,12 @@ class StoredPair(Protocol):
 # at once.
 TRAIN_BATCH_SHARE = 1 / 16
 
+# The share with which a mutual best of the bags of words (matchers.content.content_candidates)
+# reaches the decision's acceptance on content and that alone (0.5 C + 0.2 B >= 0.4).  On the
+# news-edition development site a trained model gives true pairs found so 0.46 and up, and
+# edition front pages listing the same teasers 0.32-0.38.
+MUTUAL_MIN_SHARE = (ACCEPT - WEIGHTS["bag"]) / WEIGHTS["content"]
+
 # A candidate's new judgment at close: (candidate id, ranking score, all its scores).
 Rejudged = tuple[int, float, dict[str, Any]]
 # A candidate found at close: (url1, lang1, url2, lang2, ranking score, scores).
@@ -102,9 +112,11 @@ class ContentFilter:
     crawl's pipeline calls :meth:`filter_page` as pages arrive, bitext_spider.resolution the
     close-time methods, and stores what they return."""
 
-    def __init__(self, config: ContentSettings, models: Models) -> None:
+    def __init__(self, config: ContentSettings, models: Models, dictionary: BilingualDictionary | None = None) -> None:
         self.config = config
         self.models = models
+        self.finder = ContentCandidates(dictionary, window=config.content_date_window,
+                                        max_length_diff=config.content_rescue_max_length_diff)
         self.counts: dict[str, int] = {}
         # Content-only checks already made: page pair -> sentences the model had seen then.  The
         # close sweep repeats a check only if the model has grown by a quarter since.
@@ -117,7 +129,8 @@ class ContentFilter:
 
     # -- at arrival ---------------------------------------------------------------------------
     def filter_page(
-        self, site_id: int, index: SiteIndex, content: PageContent, candidates: list[CandidateSet]
+        self, site_id: int, index: SiteIndex, content: PageContent, candidates: list[CandidateSet],
+        day: int | None = None,
     ) -> list[tuple[str, int, AlignedSentences]]:
         """Judge the new page's candidates (narrowed in place, scores added).  Returns the page's
         best accepted match per language as ``(language, row, sentences)`` when a trained model
@@ -159,25 +172,28 @@ class ContentFilter:
                     best[cand.lang] = (float(score[k]), m, int(cand.rows[k]))
             rejected.update((cand.lang, r) for r in cand.rows[~keep].tolist())
             cand.narrow(keep)
-        if cfg.content_rescue_at_arrival and cfg.content_rescue_candidates > 0:
+        # A page no other filter found a candidate for in any language has a template no other
+        # page shares (a newspaper edition's article): its candidates come from content now.
+        alone = not any(len(c) for c in candidates)
+        if (cfg.content_rescue_at_arrival or alone) and cfg.content_rescue_candidates > 0:
             empty = [
                 lang for lang in index.languages
                 if lang != content.lang and not (lang in by_lang and len(by_lang[lang]))
             ]
-            for lang, found in self._rescue(site_id, index, content, empty, rejected).items():
-                rows, share, mean, matches = found
+            for lang, found in self._rescue(site_id, index, content, empty, rejected, day, young=True).items():
                 cand = by_lang.get(lang)
                 if cand is None:
                     cand = CandidateSet(lang=lang, rows=np.zeros(0, dtype=np.int64))
                     candidates.append(cand)
                     by_lang[lang] = cand
-                score = combined_score(np.zeros(len(rows)), share)
-                cand.extend(rows, content_share=share, content_mean=mean, score=score,
-                            content_maturity=np.ones(len(rows)))
-                self.count("rescued", len(rows))
-                for k, m in enumerate(matches):
+                score = combined_score(np.zeros(len(found.rows)), found.share)
+                cand.extend(found.rows, content_share=found.share, content_mean=found.mean, score=score,
+                            content_maturity=np.full(len(found.rows), found.maturity),
+                            bag=found.cosine, bag_mutual=found.mutual)
+                self.count("rescued", len(found.rows))
+                for k, m in enumerate(found.matches):
                     if lang not in best or score[k] > best[lang][0]:
-                        best[lang] = (float(score[k]), m, int(rows[k]))
+                        best[lang] = (float(score[k]), m, int(found.rows[k]))
         aligned = []
         for lang, (_score, m, row) in best.items():
             if is_mature(self.models.get(content.lang, lang, site_id), cfg.content_mature_sentences):
@@ -188,26 +204,40 @@ class ContentFilter:
 
     def _rescue(
         self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
-        exclude: Container[tuple[str, int]],
-    ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, list[ContentMatch]]]:
-        """Pages of ``langs`` that only content can pair with ``content``'s page: the closest in
-        main-content length, not in ``exclude`` (language, row), under the rescue share."""
+        exclude: Container[tuple[str, int]], day: int | None, young: bool = False,
+    ) -> dict[str, _Rescued]:
+        """Pages of ``langs`` that only content can pair with ``content``'s page (published on
+        ``day``): the closest in translated bag of words (matchers.content.content_candidates), not
+        in ``exclude`` (language, row).  With a trained model a pair needs the rescue share; before,
+        with ``young`` (as pages arrive, where such pairs are what trains a model no template
+        match will), only a mutual best is aligned, and needs the share scaled by the model's
+        maturity; without ``young`` a language pair whose model is young is not searched (at
+        close, where such a pair would only stand in the way of evidence from a third language)."""
         cfg = self.config
-        out: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, list[ContentMatch]]] = {}
-        if not len(content):
+        out: dict[str, _Rescued] = {}
+        if content.worded_sentences < cfg.content_rescue_min_sentences:
             return out
         for lang in langs:
             lindex = index.index(lang)
             model = self.models.get(content.lang, lang, site_id)
-            if not is_mature(model, cfg.content_mature_sentences):
+            mature = is_mature(model, cfg.content_mature_sentences)
+            if not mature and not young:
                 continue
-            diff = length_difference(content.length, lindex.content_length.view())
-            order = np.argsort(diff, kind="stable")
-            order = order[diff[order] <= cfg.content_rescue_max_length_diff]
-            order = [r for r in order.tolist() if (lang, r) not in exclude]
-            rows, shares, means, matches = [], [], [], []
-            for row in order[: cfg.content_rescue_candidates]:
+            # A mutual best of the bags needs the share with which it is accepted on content and
+            # that alone: weak evidence (fingerprints, images) must not carry a weak share.
+            need = cfg.content_rescue_min_share if mature else required_share(
+                model, cfg.content_rescue_min_share, cfg.content_mature_sentences)
+            need_mutual = min(need, MUTUAL_MIN_SHARE * maturity(model, cfg.content_mature_sentences))
+            found = self.finder.find(index, content, day, lang, cfg.content_rescue_candidates,
+                                     exclude=lambda r, lang=lang: (lang, r) in exclude)
+            rescued = _Rescued(maturity(model, cfg.content_mature_sentences))
+            for cand in found:
+                if not mature and not cand.mutual:
+                    continue
+                row = cand.row
                 other = lindex.content[row]
+                if other is None or other.worded_sentences < cfg.content_rescue_min_sentences:
+                    continue
                 if other is None or other.text_key == content.text_key:
                     continue
                 key = (min(id(content), id(other)), max(id(content), id(other)))
@@ -217,14 +247,11 @@ class ContentFilter:
                 self._rescue_seen[key] = model.sentences_seen
                 m = self._match(model, content, other)
                 self.count("rescue_checked")
-                if (m is not None and m.share >= cfg.content_rescue_min_share
+                if (m is not None and m.share >= (need_mutual if cand.mutual else need)
                         and m.good >= cfg.content_rescue_min_sentences):
-                    rows.append(row)
-                    shares.append(m.share)
-                    means.append(m.mean)
-                    matches.append(m)
-            if rows:
-                out[lang] = (np.array(rows, dtype=np.int64), np.array(shares), np.array(means), matches)
+                    rescued.add(row, m, cand.cosine, cand.mutual)
+            if rescued.matches:
+                out[lang] = rescued
         return out
 
     def _match(self, model: TranslationModel, a: PageContent, b: PageContent) -> ContentMatch | None:
@@ -299,6 +326,23 @@ class ContentFilter:
         self.count("dropped_at_close", len(dropped))
         return updates, dropped
 
+    def remutual_site(self, index: SiteIndex, candidates: Iterable[StoredPair]) -> list[Rejudged]:
+        """The mutual-best flag of the candidates found on content alone, with every page in: at
+        arrival a page's best is the best of the pages fetched so far, and its translation may
+        have come later.  Returns the candidates whose flag changed."""
+        updates: list[Rejudged] = []
+        for c in candidates:
+            before = c.scores.get("bag_mutual")
+            if before is None:
+                continue
+            now = self.finder.is_mutual(index, c.url1, c.url2)
+            if now is None or float(now) == before:
+                continue
+            scores = dict(c.scores, bag_mutual=float(now))
+            updates.append((c.id, float(scores.get("score", 0.0)), scores))
+        self.count("mutual_changed_at_close", len(updates))
+        return updates
+
     def sweep_site(self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]) -> list[FoundPair]:
         """Content-only candidates for pages left without one in a language (among the site's
         stored ``candidates``), with the final models.  The caller stores them and counts the
@@ -335,17 +379,21 @@ class ContentFilter:
                 missing = [o for o in index.languages if o != lang and (url, o) not in has]
                 if content is None or not missing:
                     continue
-                for other, (rows, share, mean, _m) in self._rescue(site_id, index, content, missing, taken).items():
-                    for k, r in enumerate(rows.tolist()):
+                day = index.bags.day(lang, row)
+                for other, got in self._rescue(site_id, index, content, missing, taken, day).items():
+                    for k, r in enumerate(got.rows.tolist()):
                         other_url = index.index(other).urls[r]
                         key = frozenset((url, other_url))
                         if key in seen:
                             continue
                         seen.add(key)
-                        s = float(share[k])
-                        found.append((url, lang, other_url, other, 0.5 * s,
-                                      dict(content_share=round(s, 6), content_mean=round(float(mean[k]), 6),
-                                           score=round(0.5 * s, 6), found_at_close=1)))
+                        s = float(got.share[k])
+                        scores = dict(content_share=round(s, 6), content_mean=round(float(got.mean[k]), 6),
+                                      score=round(0.5 * s, 6), found_at_close=1, bag_mutual=float(got.mutual[k]),
+                                      content_maturity=round(got.maturity, 6))
+                        if got.cosine[k] == got.cosine[k]:
+                            scores["bag"] = round(float(got.cosine[k]), 6)
+                        found.append((url, lang, other_url, other, 0.5 * s, scores))
         return found
 
     def sentences(self, site_id: int, index: SiteIndex, pairs: Iterable[FinalPair]) -> list[SentencePair]:
@@ -368,6 +416,43 @@ class ContentFilter:
                     t1, t2 = t2, t1
                 records.append((page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
         return records
+
+
+class _Rescued:
+    """What :meth:`ContentFilter._rescue` found in one language, as columns."""
+
+    def __init__(self, maturity: float) -> None:
+        self.maturity = maturity
+        self.matches: list[ContentMatch] = []
+        self._rows: list[int] = []
+        self._cosine: list[float] = []
+        self._mutual: list[float] = []
+
+    def add(self, row: int, m: ContentMatch, cosine: float, mutual: bool) -> None:
+        self._rows.append(row)
+        self.matches.append(m)
+        self._cosine.append(cosine)
+        self._mutual.append(float(mutual))
+
+    @property
+    def rows(self) -> np.ndarray:
+        return np.array(self._rows, dtype=np.int64)
+
+    @property
+    def share(self) -> np.ndarray:
+        return np.array([m.share for m in self.matches])
+
+    @property
+    def mean(self) -> np.ndarray:
+        return np.array([m.mean for m in self.matches])
+
+    @property
+    def cosine(self) -> np.ndarray:
+        return np.array(self._cosine)
+
+    @property
+    def mutual(self) -> np.ndarray:
+        return np.array(self._mutual)
 
 
 @dataclass

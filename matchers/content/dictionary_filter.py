@@ -210,6 +210,18 @@ class BilingualDictionary:
         """
         return self._resolve(normalize_word(word), self.side(lang), min_prefix, max_suffix)
 
+    def translate_word(
+        self, word: str, from_lang: str, min_prefix: int | None = DEFAULT_MIN_PREFIX
+    ) -> frozenset[str]:
+        """Every translation of ``word`` out of ``from_lang``, through :meth:`resolve`'s entries
+        (the word itself or the entries of its longest common prefix)."""
+        side = self.side(from_lang)
+        table = self.backward if side else self.forward
+        out: set[str] = set()
+        for entry in self._resolve(normalize_word(word), side, min_prefix, DEFAULT_MAX_SUFFIX):
+            out |= table[entry]
+        return frozenset(out)
+
     def _resolve(
         self, word: str, side: int, min_prefix: int | None, max_suffix: int | None
     ) -> frozenset[str]:

@@ -3,11 +3,16 @@ scores of candidate pairs (matchers.content.dictionary_filter), as pages arrive 
 closes.
 
 Tsvetkov & Wintner, section 3.2.2.  Candidates of the dictionary's language pair keep their place
-only when both bag-of-words scores pass (``BITEXT_DICTIONARY_THRESHOLD_1`` for the dictionary's
-first language, ``_2`` for its second); each side's score is stored as ``dictionary_<lang>``.
+when both bag-of-words scores pass (``BITEXT_DICTIONARY_THRESHOLD_1`` for the dictionary's first
+language, ``_2`` for its second), or when a trained translation model aligns them
+(``content_share`` at least ``aligned_share`` at maturity 1; until a trained model has judged a
+candidate it is kept, and judged at close with the final model): a dictionary's coverage of a
+language pair varies (an inflected language's scores sit lower), and a pair whose sentences align
+is evidence it cannot outvote.  Each side's score is stored as ``dictionary_<lang>`` and the
+verdict as ``dictionary`` (1 both pass, 0 not), which the decision weighs.
 When the crawl closes, the candidates found after arrival (the content filter's close sweep) are
-judged too, and a page with more than one accepted counterpart in that language pair is
-dropped with all its candidates (PCB's policy; ``BITEXT_DICTIONARY_DROP_AMBIGUOUS=False`` keeps
+judged too, and a page with more than one counterpart the dictionary accepts in that language
+pair is dropped with all its candidates (PCB's policy; ``BITEXT_DICTIONARY_DROP_AMBIGUOUS=False`` keeps
 them for the one-to-one resolution instead).  Other language pairs pass through untouched.
 
 Plain data in, decisions out: the crawl's pipeline hands each page's candidates to
@@ -20,6 +25,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -78,12 +84,23 @@ class DictionaryFilter:
         return scores[0] > t_a and scores[1] > t_b
 
 
+def _aligned(scores: dict[str, object], aligned_share: float, undecided: bool = False) -> bool:
+    """Whether a trained model aligns the pair (or, with ``undecided``, no trained model has
+    judged it yet: a young model's share is judged again at close)."""
+    share, ripe = scores.get("content_share"), scores.get("content_maturity")
+    if not isinstance(ripe, (int, float)) or ripe != ripe or ripe < 1.0:
+        return undecided and isinstance(share, (int, float)) and share == share
+    return isinstance(share, (int, float)) and share >= aligned_share
+
+
 def judge_candidates(
-    dfilter: DictionaryFilter, lang: str, content: PageContent, candidates: list[CandidateSet], index: SiteIndex
+    dfilter: DictionaryFilter, lang: str, content: PageContent, candidates: list[CandidateSet], index: SiteIndex,
+    aligned_share: float = 1.01,
 ) -> tuple[int, int]:
     """Score a new page's candidates of the dictionary's language pair against the page (in
-    ``lang``), store both sides' scores on them and narrow each set to those accepted.  Returns
-    how many candidates were checked and how many rejected."""
+    ``lang``), store both sides' scores and the verdict on them and narrow each set to those
+    accepted or aligned (module docstring).  Returns how many candidates were checked and how
+    many rejected."""
     checked = rejected = 0
     for cand in candidates:
         if not dfilter.covers(lang, cand.lang):
@@ -91,15 +108,20 @@ def judge_candidates(
         contents = index.index(cand.lang).content
         own = np.full(len(cand), np.nan)
         other = np.full(len(cand), np.nan)
+        verdict = np.full(len(cand), np.nan)
         keep = np.ones(len(cand), dtype=bool)
+        share = cand.scores.get("content_share", np.full(len(cand), np.nan))
+        ripe = cand.scores.get("content_maturity", np.zeros(len(cand)))
         for k, row in enumerate(cand.rows.tolist()):
             them = contents[row]
             if them is None:
                 continue
             s = dfilter.scores(content, them)
             own[k], other[k] = s
-            keep[k] = dfilter.accept(content, s)
-        cand.add_scores(**{dictionary_score(lang): own, dictionary_score(cand.lang): other})
+            verdict[k] = float(dfilter.accept(content, s))
+            keep[k] = bool(verdict[k]) or _aligned({"content_share": float(share[k]), "content_maturity":
+                                                    float(ripe[k])}, aligned_share, undecided=True)
+        cand.add_scores(**{dictionary_score(lang): own, dictionary_score(cand.lang): other, "dictionary": verdict})
         checked += len(cand)
         rejected += int((~keep).sum())
         cand.narrow(keep)
@@ -111,6 +133,8 @@ class CloseJudgments:
     """What :func:`close_judgments` decided: the candidates to delete, and why."""
 
     rejected: list[int] = field(default_factory=list)  # found after arrival, turned down
+    # Found after arrival and kept: (id, ranking score, scores with the dictionary's added).
+    scored: list[tuple[int, float, dict[str, Any]]] = field(default_factory=list)
     ambiguous: list[int] = field(default_factory=list)  # of pages with more than one counterpart
 
     @property
@@ -120,7 +144,7 @@ class CloseJudgments:
 
 def close_judgments(
     dfilter: DictionaryFilter, candidates: Iterable[StoredPair], content: Callable[[str], PageContent | None],
-    drop_ambiguous_pages: bool,
+    drop_ambiguous_pages: bool, aligned_share: float = 1.01,
 ) -> CloseJudgments:
     """At close: judge the site's stored candidates found after arrival (the content filter's
     sweep; ``content`` gives a page's main content by URL), then, if ``drop_ambiguous_pages``,
@@ -134,9 +158,21 @@ def close_judgments(
             a, b = content(c.url1), content(c.url2)
             if a is None or b is None:
                 continue
-            if not dfilter.accept(a, dfilter.scores(a, b)):
+            s = dfilter.scores(a, b)
+            passed = dfilter.accept(a, s)
+            scores = dict(c.scores, **{dictionary_score(c.lang1): round(s[0], 6),
+                                       dictionary_score(c.lang2): round(s[1], 6), "dictionary": float(passed)})
+            if passed or _aligned(c.scores, aligned_share):
+                out.scored.append((c.id, float(scores.get("score", 0.0)), scores))
+        else:
+            # Judged at arrival; a database from before the verdict was stored kept passing ones only.
+            passed = c.scores.get("dictionary", 1.0) == 1.0
+        if not passed:
+            # Kept at arrival while no trained model had judged it, or kept because its content
+            # aligns: now the final model's judgment (matchers.content.content_filter) decides.
+            if not _aligned(c.scores, aligned_share):
                 out.rejected.append(c.id)
-                continue
+            continue  # not one of PCB's accepted counterparts
         # Oriented by language so each page is on one side whichever arrived first.
         urls = (c.url1, c.url2) if c.lang1 <= c.lang2 else (c.url2, c.url1)
         langs = (c.lang1, c.lang2) if c.lang1 <= c.lang2 else (c.lang2, c.lang1)

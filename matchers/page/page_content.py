@@ -73,6 +73,18 @@ class PageContent:
         return frozenset(self.words)
 
     @cached_property
+    def worded_sentences(self) -> int:
+        """Sentences with at least one word of letters: a date or a number alone aligns with its
+        copy in any language and says nothing about translation (listings of dates, tables)."""
+        if not len(self.ids):
+            return 0
+        worded = np.array([any(ch.isalpha() for ch in w) for w in self.words], dtype=bool)
+        per_token = worded[self.ids]
+        counts = np.add.reduceat(per_token.astype(np.int64), self.offsets[:-1]) if len(per_token) else []
+        empty = self.offsets[1:] == self.offsets[:-1]  # reduceat reads the next slice for an empty one
+        return int(((np.asarray(counts) > 0) & ~empty).sum())
+
+    @cached_property
     def text_key(self) -> bytes:
         """The sentences' key under Bicleaner's identity rules (matchers.content.hard_rules)."""
         return text_key(self.sentences)

@@ -26,6 +26,7 @@ from matchers.page.linearize import Linearized, linearize, parse_html, word_coun
 from matchers.page.main_content import Paragraph, extract_paragraphs
 from matchers.page.outlinks import Outlink, canonical_link, follow_links, outlinks
 from matchers.page.page_content import Piece, split_paragraph
+from matchers.page.publication_date import publication_day
 from matchers.page.script_length import script_weighted_length
 from matchers.site.image_evidence import image_names
 
@@ -71,6 +72,7 @@ class ParsedPage:
     follow: list[str] = field(default_factory=list)  # the links the spider follows (outlinks.follow_links)
     images: list[str] = field(default_factory=list)
     canonical: str | None = None  # the URL its rel=canonical names, when not its own
+    published: int | None = None  # publication day (matchers.page.publication_date)
     # Main content, when the page is eligible and a content stage needs it (else None): jusText's
     # paragraphs, each one's own language (None: too short or boilerplate, not identified) and
     # its sentences (None where the paragraph is in another language or boilerplate).
@@ -175,6 +177,7 @@ def _links_and_content(out: ParsedPage, root: Any, url: str, options: ParseOptio
         out.images = image_names(root, url)
     out.follow = follow_links(root, url, out.decoded.encoding, options.ignored_extensions)
     out.canonical = canonical_link(root, url)
+    out.published = publication_day(root, url)
     if out.canonical is not None and out.canonical not in out.follow:
         out.follow.append(out.canonical)  # the page itself, of which this one is a copy
     if options.wants(out.lang) and not too_large(out.features, options) and options.main_content:

@@ -6,7 +6,8 @@ URL pairing keys (Kit & Ng), links (hreflang, language switchers), images, parag
 and near-duplicates (*ILSP-FC* 3.8-3.9).  Here they are combined into one score, a weighted sum
 of terms in [0, 1], minus penalties for contradicting evidence; absent evidence adds nothing:
 
-    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + 0.60 V + 0.20 T + X - 1.0 N
+    score = 0.50 S + 0.50 C + 0.40 U + 0.50 L + 0.20 I + 0.20 F + 0.60 V + 0.20 T + 0.20 B + 0.20 D
+            + X - 1.0 N
 
 * ``S`` structure similarity when the pair passes the structure threshold, else 0;
 * ``C`` content share (aligned sentence pairs above the probability threshold) times the
@@ -20,6 +21,13 @@ of terms in [0, 1], minus penalties for contradicting evidence; absent evidence 
 * ``V`` pivot support of a pair proposed through a third language (matchers/site/pivot_pairs.py):
   k / (k + 1) for k pages that pair with both, so one pivot (0.30) needs some other evidence and
   two (0.40) are enough on their own;
+* ``B`` 1 when a pair found on content alone is a mutual best of the translated bags of words
+  (Buck & Koehn's one-to-one TF/IDF cosine; matchers/content/content_candidates.py), times the
+  model's maturity (among the few pages of a rare language pair any best is mutual); ``D`` 1 when
+  both of PCB's dictionary scores pass their thresholds (matchers/content/dictionary_judge.py).
+  Either one only adds to content: a trained model's share of 0.40 with a mutual best is enough,
+  and both together are (PCB's own rule plus Buck & Koehn's one-to-one) unless a trained model
+  contradicts them;
 * ``X`` user evidence: every score a user's pipeline adds under ``x_<name>`` (docs/custom_filter.md)
   counts with its value (clipped to [-1, 1]);
 * ``N`` contradiction: a trained model aligns (almost) nothing (share < 0.10).
@@ -43,7 +51,7 @@ from dataclasses import dataclass, field
 
 ACCEPT = 0.40
 WEIGHTS = {"structure": 0.50, "content": 0.50, "url_key": 0.40, "link": 0.50, "images": 0.20,
-           "fingerprint": 0.20, "pivot": 0.60, "slug": 0.20}
+           "fingerprint": 0.20, "pivot": 0.60, "slug": 0.20, "bag": 0.20, "dictionary": 0.20}
 CONTRADICTION = 1.0
 CONTRADICTING_SHARE = 0.10
 USER_PREFIX = "x_"
@@ -63,6 +71,8 @@ class Evidence:
     fingerprint_ratio: float | None = None
     pivot: float | None = None
     slug: float | None = None
+    bag_mutual: float | None = None  # 1: each page is the other's closest translated bag of words
+    dictionary: float | None = None  # 1: both PCB dictionary scores pass their thresholds
     same_language: bool = False
     near_duplicate: str = ""  # the page this pair's page duplicates, if any
     too_little_content: bool = False
@@ -94,8 +104,12 @@ def decide(ev: Evidence, content_required: bool = True) -> Decision:
         terms["content"] = WEIGHTS["content"] * c * ev.maturity
         if ev.maturity >= 1.0 and c < CONTRADICTING_SHARE:
             terms["contradiction"] = -CONTRADICTION
+    b = _finite(ev.bag_mutual)
+    if b:
+        # The best of a handful of pages is easily mutual: it counts as the model matures.
+        terms["bag"] = WEIGHTS["bag"] * b * ev.maturity
     for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images), ("pivot", ev.pivot),
-                        ("slug", ev.slug)):
+                        ("slug", ev.slug), ("dictionary", ev.dictionary)):
         v = _finite(value)
         if v:
             terms[name] = WEIGHTS[name] * v

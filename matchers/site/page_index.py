@@ -16,6 +16,7 @@ from functools import cached_property
 
 import numpy as np
 
+from matchers.content.bag_index import BagIndex
 from matchers.page.page_content import PageContent
 from matchers.structure.best_structure import BestStructure
 from matchers.structure.tag_store import TagSequenceStore
@@ -61,6 +62,8 @@ class PageFeatures:
     n_paragraphs: int
     tokens: np.ndarray
     content: PageContent | None = None
+    day: int | None = None  # publication day (matchers.page.publication_date)
+    copy_of: str | None = None  # the URL its rel=canonical names: the page is a copy (print version)
 
     @cached_property
     def fingerprint(self) -> bytes:
@@ -156,6 +159,8 @@ class SiteIndex:
         self.languages: dict[str, LanguageIndex] = {}
         self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
         self._fingerprints: dict[tuple[str, bytes], str] = {}
+        # The pages' bags of words, for candidates on content alone (same rows as the languages).
+        self.bags = BagIndex()
 
     def __contains__(self, url: str) -> bool:
         return url in self._urls
@@ -192,6 +197,8 @@ class SiteIndex:
         if page.lang not in self.languages:
             self.languages[page.lang] = LanguageIndex()
         row = self.languages[page.lang].add(page)
+        # A copy is never paired in its page's place, so content alone does not propose it.
+        self.bags.add(page.lang, row, page.content if page.copy_of is None else None, page.day)
         self._urls[page.url] = (page.lang, row)
         if len(page.tokens) >= MIN_DUP_TOKENS:
             self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)

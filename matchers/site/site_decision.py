@@ -151,6 +151,10 @@ def _tokens(index: SiteIndex, url: str) -> np.ndarray | None:
     return index.index(where[0]).tags.tokens(where[1])
 
 
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def decide_site(
     site_id: int, candidates: Iterable[StoredPair], index: SiteIndex, ev: SiteEvidence, models: Models,
     cfg: DecisionSettings, dictionary: Dictionary | None = None,
@@ -293,6 +297,7 @@ def decide_site(
             structure=sim, structure_failed=failed, content_share=share,
             maturity=maturity(model, cfg.content_mature_sentences), url_key=url_key, link=link,
             images=images, fingerprint_ratio=fp, pivot=None if pivot is None else pivot.support, slug=slug,
+            bag_mutual=_number(scores.get("bag_mutual")), dictionary=_number(scores.get("dictionary")),
             same_language=c.lang1 == c.lang2,
             same_text=a_content is not None and b_content is not None and a_content.text_key == b_content.text_key,
             alias_of=aliases.get(c.url1) or aliases.get(c.url2) or "",

@@ -124,10 +124,15 @@ class SiteEvidence:
         return self._inlinks.get((url, lang), 0)
 
     def near_duplicates(self) -> dict[str, str]:
-        """Dropped page -> the page kept in its place, all languages."""
+        """Dropped page -> the page kept in its place, all languages.  A copy and the page its
+        rel=canonical names are not near-duplicates of each other: the copy is an alias (never
+        paired), and the page itself keeps its place."""
         out: dict[str, str] = {}
         for index in self._near.values():
             out.update(index.duplicates())
+        if self._canonical:
+            aliases = self.aliases()
+            out = {d: k for d, k in out.items() if aliases.get(k) != d and aliases.get(d) != k}
         return out
 
     def critical_images(self, url: str) -> frozenset[str]:

@@ -1,0 +1,105 @@
+"""Which pages a page is compared with on content alone, when no other filter proposed one.
+
+Pages made with different templates (two newspaper editions, a translation published with another
+layout) never pass the structure filter, so their candidates must come from content (Tsvetkov and
+Wintner, *PCB*, section 3.2.2; Buck and Koehn, WMT 2016): the pages of the other language whose
+bags of words are closest to the page's translated bag (matchers.content.bag_index), published
+within ``window`` days of it and of comparable main-content length.  A candidate is *mutual* when
+the page is also the candidate's closest page of its language: Buck and Koehn resolve the cosine
+scores one-to-one, and a mutual best is what that resolution keeps; it is the evidence that lets a
+pair be found before the translation model has learnt anything.  The ``k`` pages closest in
+main-content length follow them (WebMining's second chance, section 2.3, within the window too):
+without a dictionary two languages may share no word at all, and a language without word
+separators has no multi-letter words, while a trained model still aligns their sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from matchers.content.bag_index import Translate, dictionary_translate
+from matchers.content.content_match import length_difference
+from matchers.content.dictionary_filter import BilingualDictionary
+from matchers.page.page_content import PageContent
+from matchers.site.page_index import SiteIndex
+
+
+@dataclass
+class ContentCandidate:
+    row: int  # in the other language's index
+    cosine: float  # NaN: found by length, not by words
+    mutual: bool
+
+
+class ContentCandidates:
+    """Finds a page's candidates on content alone (module docstring)."""
+
+    def __init__(
+        self, dictionary: BilingualDictionary | None = None, *, window: int = 31, max_length_diff: float = 0.4,
+    ) -> None:
+        self.dictionary = dictionary
+        self.window = window
+        self.max_length_diff = max_length_diff
+        self._translators: dict[tuple[str, str], Translate | None] = {}
+
+    def translator(self, from_lang: str, to_lang: str) -> Translate | None:
+        key = (from_lang, to_lang)
+        if key not in self._translators:
+            dic = self.dictionary
+            self._translators[key] = (
+                dictionary_translate(lambda w, lang=from_lang: dic.translate_word(w, lang))
+                if dic is not None and dic.covers(from_lang, to_lang) else None
+            )
+        return self._translators[key]
+
+    def find(
+        self, index: SiteIndex, content: PageContent, day: int | None, lang: str, k: int,
+        exclude: Callable[[int], bool] | None = None,
+    ) -> list[ContentCandidate]:
+        """Up to ``k`` pages of ``lang`` for ``content`` (a page of ``index`` published on
+        ``day``), best first; ``exclude(row)`` leaves rows of ``lang`` out."""
+        bags = index.bags
+        found = bags.query(content, lang, translate=self.translator(content.lang, lang), k=k, day=day,
+                           window=self.window, max_length_diff=self.max_length_diff, exclude=exclude)
+        # Only the page's own best can be a mutual best.
+        out = [ContentCandidate(int(r), float(c), k == 0 and self._mutual(index, content, lang, int(r)))
+               for k, (r, c) in enumerate(zip(found.rows.tolist(), found.cosines.tolist(), strict=True))]
+        taken = {c.row for c in out}
+        lengths = bags.lengths(lang)  # a copy has no bag: length 0, never close
+        diff = length_difference(content.length, lengths)
+        order = np.argsort(diff, kind="stable")
+        order = order[(diff[order] <= self.max_length_diff) & (lengths[order] > 0)].tolist()
+        rows = [r for r in order if r not in taken and (exclude is None or not exclude(r))
+                and self._near(day, bags.day(lang, r))][:k]
+        return out + [ContentCandidate(r, float("nan"), False) for r in rows]
+
+    def _near(self, day: int | None, other: int | None) -> bool:
+        return day is None or other is None or self.window <= 0 or abs(day - other) <= self.window
+
+    def is_mutual(self, index: SiteIndex, url1: str, url2: str) -> bool | None:
+        """Whether two pages of ``index`` are each other's closest translated bag of words now
+        (None when either is not indexed with content)."""
+        where1, where2 = index.locate(url1), index.locate(url2)
+        if where1 is None or where2 is None:
+            return None
+        (lang1, row1), (lang2, row2) = where1, where2
+        content1 = index.index(lang1).content[row1]
+        if content1 is None or index.index(lang2).content[row2] is None:
+            return None
+        best = index.bags.query(content1, lang2, translate=self.translator(lang1, lang2), k=1,
+                                day=index.bags.day(lang1, row1), window=self.window,
+                                max_length_diff=self.max_length_diff)
+        return bool(len(best.rows)) and int(best.rows[0]) == row2 and self._mutual(index, content1, lang2, row2)
+
+    def _mutual(self, index: SiteIndex, content: PageContent, lang: str, row: int) -> bool:
+        """Whether ``content`` is the closest page of its language to page ``row`` of ``lang``."""
+        other = index.index(lang).content[row]
+        if other is None:
+            return False
+        back = index.bags.query(other, content.lang, translate=self.translator(lang, content.lang), k=1,
+                                day=index.bags.day(lang, row), window=self.window,
+                                max_length_diff=self.max_length_diff)
+        return bool(len(back.rows)) and index.index(content.lang).content[int(back.rows[0])] is content

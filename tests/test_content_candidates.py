@@ -1,0 +1,143 @@
+"""Candidates on content alone: publication days, the translated bag-of-words index and the
+mutual best it gives (matchers.page.publication_date, matchers.content.bag_index,
+matchers.content.content_candidates)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import numpy as np
+
+from matchers.content.bag_index import BagIndex, dictionary_translate, page_terms
+from matchers.content.content_candidates import ContentCandidates
+from matchers.content.dictionary_filter import BilingualDictionary
+from matchers.page.linearize import parse_html
+from matchers.page.page_content import page_content
+from matchers.page.publication_date import parse_day, publication_day, url_day
+from matchers.site.page_index import PageFeatures, SiteIndex
+
+D = date(2024, 3, 5).toordinal()
+
+
+def test_the_publication_day_comes_from_metadata_time_or_url():
+    def day(head: str, body: str = "", url: str = "http://n.example/a") -> int | None:
+        return publication_day(parse_html(f"<html><head>{head}</head><body>{body}</body></html>"), url)
+
+    assert day('<meta property="article:published_time" content="2024-03-05T23:10:00+01:00">') == D
+    assert day('<meta itemprop="datePublished" content="2024-03-05">') == D
+    assert day('<meta name="DC.date" content="2024-03-05">') == D
+    assert day('<script type="application/ld+json">{"@graph": [{"@type": "NewsArticle", '
+               '"datePublished": "2024-03-05T08:00:00Z"}]}</script>') == D
+    assert day("", '<p>x</p><time datetime="2024-03-05">5 March</time>') == D
+    assert day("", "", "http://n.example/news/2024/03/05/elections.html") == D
+    assert day("", "", "http://n.example/2024-03-05-elections") == D
+    assert day("", "", "http://n.example/archive/20240305/x.html") == D
+    # Metadata wins over the URL; nonsense and out-of-range dates are no date.
+    assert day('<meta property="article:published_time" content="2024-03-06">', "",
+               "http://n.example/news/2024/03/05/x.html") == D + 1
+    assert day('<meta property="article:published_time" content="yesterday">') is None
+    assert day('<script type="application/ld+json">{not json</script>') is None
+    assert url_day("http://n.example/p/1870/13/45/x") is None
+    assert parse_day("Tue, 05 Mar 2024 11:46:00 +0100") == D  # RSS pubDate
+    assert parse_day("2024-02-30") is None
+
+
+def _content(lang: str, *sentences: str):
+    return page_content([("p", lang, s) for s in sentences], lang)
+
+
+ARTICLES = {
+    "budget": ("The parliament approved the budget of 2024 with 312 votes.",
+               "The minister said the budget protects schools and hospitals.",
+               "Opposition parties criticised the tax increase."),
+    "flood": ("Heavy rain flooded the river valley on Tuesday.",
+              "Rescue teams evacuated 1,200 residents from their homes.",
+              "The weather service expects more rain this week."),
+    "match": ("The national team won the final 3-1 in Madrid.",
+              "The captain scored twice in the second half.",
+              "Fans celebrated in the streets until morning."),
+}
+GERMAN = {
+    "budget": ("Das Parlament billigte den Haushalt 2024 mit 312 Stimmen.",
+               "Der Minister sagte, der Haushalt schütze Schulen und Krankenhäuser.",
+               "Oppositionsparteien kritisierten die Steuererhöhung."),
+    "flood": ("Starker Regen überflutete am Dienstag das Flusstal.",
+              "Rettungsteams evakuierten 1,200 Bewohner aus ihren Häusern.",
+              "Der Wetterdienst erwartet diese Woche mehr Regen."),
+    "match": ("Die Nationalmannschaft gewann das Finale 3-1 in Madrid.",
+              "Der Kapitän traf zweimal in der zweiten Halbzeit.",
+              "Fans feierten bis zum Morgen auf den Straßen."),
+}
+WORDS = [("parliament", "parlament"), ("budget", "haushalt"), ("votes", "stimmen"), ("minister", "minister"),
+         ("schools", "schulen"), ("hospitals", "krankenhäuser"), ("rain", "regen"), ("river", "fluss"),
+         ("residents", "bewohner"), ("weather", "wetter"), ("team", "mannschaft"), ("final", "finale"),
+         ("captain", "kapitän"), ("fans", "fans"), ("streets", "straßen"), ("tuesday", "dienstag")]
+
+
+def _dictionary() -> BilingualDictionary:
+    fwd: dict[str, set[str]] = {}
+    back: dict[str, set[str]] = {}
+    for en, de in WORDS:
+        fwd.setdefault(en, set()).add(de)
+        back.setdefault(de, set()).add(en)
+    return BilingualDictionary("en", "de", {k: frozenset(v) for k, v in fwd.items()},
+                               {k: frozenset(v) for k, v in back.items()})
+
+
+def test_terms_drop_stop_words_and_keep_numbers():
+    terms = page_terms(_content("en", "The 312 votes of the parliament."), frozenset({"the", "of"}))
+    assert terms == {"312": 1, "votes": 1, "parliament": 1}
+
+
+def test_the_translated_bag_ranks_the_translation_first():
+    bags = BagIndex()
+    names = list(ARTICLES)
+    for row, name in enumerate(names):
+        bags.add("de", row, _content("de", *GERMAN[name]))
+    dic = _dictionary()
+    translate = dictionary_translate(lambda w: dic.translate_word(w, "en"))
+    for name in names:
+        found = bags.query(_content("en", *ARTICLES[name]), "de", translate=translate, k=3)
+        assert names[int(found.rows[0])] == name
+        assert list(found.cosines) == sorted(found.cosines, reverse=True)
+    # Without a dictionary the numbers and names spelt alike still find it.
+    found = bags.query(_content("en", *ARTICLES["budget"]), "de", k=1)
+    assert names[int(found.rows[0])] == "budget"
+
+
+def test_dates_and_lengths_block_comparisons():
+    bags = BagIndex()
+    bags.add("de", 0, _content("de", *GERMAN["budget"]), day=D)
+    bags.add("de", 1, _content("de", *GERMAN["budget"]), day=D + 40)
+    bags.add("de", 2, _content("de", *GERMAN["budget"]))  # no date: compared with every date
+    bags.add("de", 3, _content("de", GERMAN["budget"][0]))  # a third of the length
+    query = _content("en", *ARTICLES["budget"])
+    assert sorted(bags.query(query, "de", k=9, day=D + 1, window=31, max_length_diff=0.4).rows.tolist()) == [0, 2]
+    assert sorted(bags.query(query, "de", k=9).rows.tolist()) == [0, 1, 2, 3]
+    assert bags.query(query, "de", k=9, exclude=lambda r: r != 2).rows.tolist() == [2]
+    assert bags.query(query, "fr", k=3).rows.tolist() == []
+
+
+def _site(pages: list[tuple[str, str, object, int | None, str | None]]) -> SiteIndex:
+    index = SiteIndex("site")
+    for url, lang, content, day, copy_of in pages:
+        index.admit(PageFeatures(url, lang, 100, 100, 30, 3, np.arange(25, dtype=np.int32) + len(index) * 100,
+                                 content, day, copy_of))
+    return index
+
+
+def test_mutual_best_and_copies():
+    pages = [(f"http://en.example/{n}", "en", _content("en", *ARTICLES[n]), D, None) for n in ARTICLES]
+    pages += [(f"http://de.example/{n}", "de", _content("de", *GERMAN[n]), D, None) for n in ARTICLES]
+    # A print copy of the German budget article: never proposed on content.
+    pages.append(("http://de.example/print/budget", "de", _content("de", *GERMAN["budget"]), D,
+                  "http://de.example/budget"))
+    index = _site(pages)
+    finder = ContentCandidates(_dictionary(), window=31, max_length_diff=0.4)
+    found = finder.find(index, index.content("http://en.example/flood"), D, "de", 3)
+    urls = [index.index("de").urls[c.row] for c in found]
+    assert urls[0] == "http://de.example/flood" and found[0].mutual
+    assert "http://de.example/print/budget" not in urls
+    assert not any(c.mutual for c in found[1:])
+    # A month and more apart: not compared.
+    assert finder.find(index, index.content("http://en.example/flood"), D + 60, "de", 3) == []
