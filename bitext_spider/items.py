@@ -39,6 +39,8 @@ class PageItem:
     too_large: bool = False
     canonical: str | None = None  # rel=canonical names this other URL: the page is a copy of it
     published: int | None = None  # publication day (date.toordinal()), when the page says
+    etag: str = ""  # the response's validators, for a repeated crawl's conditional requests
+    last_modified: str = ""
     lang: str | None = None
     lang_score: float = 0.0
     eligible: bool = False

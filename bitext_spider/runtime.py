@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.link_traps import LinkTraps
+from bitext_spider.crawl.recrawl import StoredValidators
 from bitext_spider.crawl.seeds import Site, site_from_key
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
@@ -58,6 +59,12 @@ class SiteState:
     boilerplate: RepeatedBlocks = field(default_factory=RepeatedBlocks)
     evidence: SiteEvidence = field(default_factory=SiteEvidence)
     traps: LinkTraps = field(default_factory=LinkTraps)
+    # A resumed site's stored pages as a repeated crawl's plan needs them (bitext_spider.crawl.recrawl);
+    # the spider reads them once at start and clears them.
+    recrawl_pages: list[StoredValidators] = field(default_factory=list)
+    # Stored pages a repeated crawl fetched again and found changed: their new (ETag,
+    # Last-Modified), written at close so the next run asks with them.
+    refreshed: dict[str, tuple[str, str]] = field(default_factory=dict)
     started_at: float | None = None  # time.monotonic() of the site's first request (BITEXT_SITE_TIME_LIMIT)
     timed_out: bool = False
 
@@ -181,6 +188,8 @@ class BitextRuntime:
         for page in self.store.stored_pages(site_id):
             state.stored_urls.add(page.url)
             links.update(dict.fromkeys(page.links))
+            state.recrawl_pages.append(
+                StoredValidators(page.url, page.links, page.published, page.etag, page.last_modified))
             if page.eligible and page.lang and page.tokens is not None:
                 content = page_content(page.paragraphs, page.lang) if page.paragraphs else None
                 # The same admission as a live page's (pipelines/size_filter.py); a stored page was
@@ -258,5 +267,12 @@ class BitextRuntime:
                 self._resolve(self.pages_submitted)
         if self.writer.failures:
             self.stats.set_value("bitext/errors/store", self.writer.failures)
+        refreshed = {url: v for state in self.sites.values() for url, v in state.refreshed.items()}
+        if refreshed:
+            try:
+                self.store.update_validators(refreshed)
+            except Exception:
+                # Only costs the next run a full answer instead of a 304 for these pages.
+                logger.exception("storing the validators of %d refreshed pages failed", len(refreshed))
         self.store.close()
         self.writer_lock.release()

@@ -147,6 +147,11 @@ STATS: tuple[Stat, ...] = (
          "URLs double).", _EVIDENCE),
     # Crawl
     Stat("bitext/seeds/sites", "Sites in the seeds.", _CRAWL),
+    Stat("bitext/recrawl/requested", "Stored listing pages asked for again, conditionally, by a repeated "
+         "crawl (and stored pages `-a refresh` names).", _CRAWL),
+    Stat("bitext/recrawl/not_modified", "Of those, answered 304 Not Modified.", _CRAWL),
+    Stat("bitext/recrawl/changed", "Of those, answered with a page (its links followed).", _CRAWL),
+    Stat("bitext/skipped/before_since", "Links and pages left out as published before `-a since`.", _CRAWL),
     Stat("bitext/seeds/malformed_lines", "Seeds lines skipped as malformed.", _CRAWL),
     Stat("bitext/sites/derived", "Sites opened from page URLs for spiders other than `site` (one per "
          "host, or per `allowed_domains` entry).", _CRAWL),

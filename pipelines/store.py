@@ -47,6 +47,8 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         note=item.note[:255],
         canonical=item.canonical,
         published=item.published,
+        etag=item.etag[:255],
+        last_modified=item.last_modified[:64],
     )
     candidates: list[CandidateRecord] = []
     for cand in item.candidates:

@@ -3,13 +3,15 @@
 The reference spider of the project; any other spider gets its pages from the add-on's page
 middleware (docs/addon.md).
 
-    scrapy crawl site -a seeds=list.txt [-a langs=en,fr]
+    scrapy crawl site -a seeds=list.txt [-a langs=en,fr] [-a since=YYYY-MM-DD] [-a refresh=all|REGEX]
 
 It stays on each site's hosts, follows ``<a href>``, ``<link rel="alternate" hreflang>``, RSS/Atom
 feeds and XML sitemaps (from links and from robots.txt ``Sitemap:`` lines), skips non-HTML
 content, honours ``BITEXT_MAX_PAGES_PER_SITE``, ``DEPTH_LIMIT`` and ``BITEXT_SITE_TIME_LIMIT``, stops
 following link traps and pathological paths (bitext_spider.crawl.link_traps), and resumes from the database:
-pages already stored are not fetched again and their links seed the frontier.
+pages already stored are not fetched again and their links seed the frontier; on such a repeated
+run feeds come first and listing pages are asked for again conditionally
+(bitext_spider.crawl.recrawl, which also says what ``since`` and ``refresh`` do).
 """
 
 from __future__ import annotations
@@ -34,6 +36,13 @@ from twisted.python.failure import Failure
 
 from bitext_spider.config import BitextConfig, scrapy_ignored_extensions
 from bitext_spider.crawl.middlewares import SITE_META, is_html
+from bitext_spider.crawl.recrawl import (
+    RecrawlPlan,
+    conditional_headers,
+    looks_like_feed,
+    parse_refresh,
+    parse_since,
+)
 from bitext_spider.crawl.seeds import SeedsError, Site, load_seeds, parse_seeds_text
 from bitext_spider.crawl.site_limits import SiteLimitReached, out_of_time
 from bitext_spider.items import PageItem
@@ -42,6 +51,7 @@ from bitext_spider.store.open_errors import describe as describe_database_error
 from bitext_spider.user_errors import ConfigError, DatabaseError, UserError
 from bitext_spider.workers.page_parser import ParseTimeout
 from matchers.page.outlinks import follow_links
+from matchers.page.publication_date import url_day
 from matchers.site.url_canonical import fetch_url
 
 logger = logging.getLogger(__name__)
@@ -50,6 +60,8 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 # Every request carries its seed site's key; the add-on's page middleware leaves those responses
 # to this spider, which makes their pages itself (it needs the parse for the links it follows).
 _SITE = SITE_META
+# A stored page asked for again (a repeated crawl's listing, or -a refresh).
+_REFRESH = "bitext_refresh"
 
 
 def _job_failed(message: str) -> None:
@@ -67,10 +79,14 @@ def _job_failed(message: str) -> None:
 class SiteSpider(scrapy.Spider):
     name = "site"
 
-    def __init__(self, seeds: str | None = None, langs: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, seeds: str | None = None, langs: str | None = None, since: str | None = None,
+                 refresh: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.seeds_arg = seeds
         self.langs_arg = langs
+        self.since_arg, self.refresh_arg = since, refresh
+        self.since: int | None = None
+        self.refresh = None
         self.sites: list[Site] = []
         self.malformed_seed_lines = 0
         self._max_depth = 0  # DEPTH_LIMIT, set by from_crawler
@@ -82,7 +98,9 @@ class SiteSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         try:
             spider.sites = spider._load_sites()
-        except SeedsError as exc:
+            spider.since = parse_since(spider.since_arg)
+            spider.refresh = parse_refresh(spider.refresh_arg)
+        except (SeedsError, UserError) as exc:
             _job_failed(str(exc))
             raise
         try:
@@ -124,7 +142,12 @@ class SiteSpider(scrapy.Spider):
         # One page, one request: x.html? and x.html?PHPSESSID=... are x.html (stored once, under
         # the URL the site links).
         url = fetch_url(url)
-        if url in state.requested_urls or url in state.stored_urls or urlsplit(url).netloc.lower() not in state.site.hosts:
+        refresh = kwargs.get("meta", {}).get(_REFRESH, False)
+        if (url in state.requested_urls or (url in state.stored_urls and not refresh)
+                or urlsplit(url).netloc.lower() not in state.site.hosts):
+            return None
+        if self.since is not None and (day := url_day(url)) is not None and day < self.since:
+            self.crawler.stats.inc_value("bitext/skipped/before_since")
             return None
         if 0 < self._max_depth < depth:
             # DepthMiddleware would drop it; marked as requested, the URL could no longer be
@@ -162,10 +185,36 @@ class SiteSpider(scrapy.Spider):
                     meta={_SITE: site.key, "dont_obey_robotstxt": True},
                     priority=10,
                 )
+            for req in self._start_requests(state):
+                yield req
+
+    def _start_requests(self, state: SiteState) -> Iterator[scrapy.Request]:
+        """The seed URLs and the resumed frontier; on a repeated run feeds first, then the listing
+        pages asked for again conditionally (bitext_spider.crawl.recrawl)."""
+        site = state.site
+        if not state.recrawl_pages:
             for url in list(site.start_urls) + state.frontier:
                 req = self._request(url, state)
                 if req is not None:
                     yield req
+            return
+        plan = RecrawlPlan.of(state.recrawl_pages, site.start_urls, self.refresh)
+        state.recrawl_pages = []
+        feeds = [u for u in state.frontier if looks_like_feed(u)]
+        for url in feeds:
+            req = self._request(url, state, priority=20)
+            if req is not None:
+                yield req
+        for url, (etag, last_modified) in plan.revalidate.items():
+            req = self._request(url, state, priority=15, headers=conditional_headers(etag, last_modified),
+                                meta={_REFRESH: True, "handle_httpstatus_list": [304]})
+            if req is not None:
+                self.crawler.stats.inc_value("bitext/recrawl/requested")
+                yield req
+        for url in list(site.start_urls) + [u for u in state.frontier if not looks_like_feed(u)]:
+            req = self._request(url, state)
+            if req is not None:
+                yield req
 
     def _follow(
         self, urls: Iterable[str], state: SiteState, response: Response, absolute: bool = False
@@ -204,7 +253,19 @@ class SiteSpider(scrapy.Spider):
             state.requested -= 1
             logger.debug("not HTML (%s): %s", response.headers.get("Content-Type"), response.url)
             return
+        if response.status == 304:
+            stats.inc_value("bitext/recrawl/not_modified")
+            state.requested -= 1
+            return
         if response.url in state.stored_urls:
+            if response.meta.get(_REFRESH):
+                # A listing asked for again: its links lead to what is new; its text stays stored.
+                stats.inc_value("bitext/recrawl/changed")
+                state.requested -= 1
+                state.refreshed[response.url] = (response.headers.get("ETag", b"").decode("latin-1"),
+                                                 response.headers.get("Last-Modified", b"").decode("latin-1"))
+                for req in self._follow(self._page_links(response, state), state, response, absolute=True):
+                    yield req
             return
         cap = self.runtime.config.max_pages_per_site
         if cap and state.pages_seen >= cap:
@@ -220,6 +281,9 @@ class SiteSpider(scrapy.Spider):
                 parsed = await self.runtime.parse_page(response.body, content_type, response.url)
             except ParseTimeout as exc:
                 logger.warning("page dropped: %s", exc)
+                return
+            if self.since is not None and parsed.published is not None and parsed.published < self.since:
+                stats.inc_value("bitext/skipped/before_since")
                 return
             links = self._on_site(parsed.follow, state)
             blocks = parsed.features.blocks if parsed.features is not None else ()
@@ -242,6 +306,8 @@ class SiteSpider(scrapy.Spider):
             content_type=content_type,
             links=links,
             parsed=parsed,
+            etag=response.headers.get("ETag", b"").decode("latin-1"),
+            last_modified=response.headers.get("Last-Modified", b"").decode("latin-1"),
         )
         for req in self._follow(links, state, response, absolute=True):
             yield req

@@ -128,6 +128,7 @@ class Store(ModelRows):
             PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
             PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
             PageRow.paragraphs, PageRow.outlinks, PageRow.images, PageRow.canonical, PageRow.published,
+            PageRow.etag, PageRow.last_modified,
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
@@ -141,6 +142,8 @@ class Store(ModelRows):
                     list(row.images or []),
                     row.canonical,
                     row.published,
+                    row.etag or "",
+                    row.last_modified or "",
                 )
 
     # -- writes -----------------------------------------------------------------------------
@@ -192,6 +195,15 @@ class Store(ModelRows):
         # Only after the commit: a rolled-back id must not be remembered.
         self._ids.update(new_ids)
         self._waiting = waiting
+
+    def update_validators(self, validators: dict[str, tuple[str, str]]) -> None:
+        """New ``(ETag, Last-Modified)`` of stored pages fetched again (bitext_spider.crawl.recrawl)."""
+        def run() -> None:
+            with Session(self.engine) as s, s.begin():
+                for url, (etag, last_modified) in validators.items():
+                    s.execute(update(PageRow).where(PageRow.url == url)
+                              .values(etag=etag[:255], last_modified=last_modified[:64]))
+        self._retrying(run)
 
     @property
     def waiting_candidates(self) -> int:

@@ -99,6 +99,9 @@ class PageRow(Base):
     # The day the page says it was published (a date.toordinal()), for comparing news articles
     # only with those published close in time (matchers.page.publication_date).
     published: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # The response's ETag and Last-Modified: a repeated crawl asks for listing pages conditionally.
+    etag: Mapped[str] = mapped_column(String(255), default="", server_default="")
+    last_modified: Mapped[str] = mapped_column(String(64), default="", server_default="")
 
 
 class _PagePair:

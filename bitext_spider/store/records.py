@@ -123,3 +123,5 @@ class StoredPage:
     images: list[str] = field(default_factory=list)
     canonical: str | None = None
     published: int | None = None
+    etag: str = ""
+    last_modified: str = ""
