@@ -36,7 +36,8 @@ class NormalizePipeline(MatchingStage):
             logger.warning("%s: %s; stored but not compared", item.url, item.note)
         if not len(features.tokens):
             self.stats.inc_value("bitext/pages/empty")
-        item.published = parsed.published
+        if parsed.published is not None:  # else the day a feed gave it, if any
+            item.published = parsed.published
         if parsed.canonical is not None and canonical_url(parsed.canonical) != canonical_url(item.url):
             item.canonical = parsed.canonical
             self.stats.inc_value("bitext/pages/canonical_elsewhere")

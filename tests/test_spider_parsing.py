@@ -42,6 +42,18 @@ def test_feeds(tmp_path):
     assert sp._xml_links(XmlResponse("http://s.test/feed.atom", body=ATOM)) == ["http://s.test/en/atom.html"]
 
 
+def test_feed_items_date_their_pages(tmp_path):
+    sp = spider(tmp_path)
+    rss = (b'<?xml version="1.0"?><rss version="2.0"><channel><item><link> http://s.test/a.html </link>'
+           b"<pubDate>Tue, 05 Mar 2024 11:46:00 +0100</pubDate></item><item><link>http://s.test/b.html</link>"
+           b"<pubDate>soon</pubDate></item></channel></rss>")
+    assert sp._feed_days(XmlResponse("http://s.test/feed.xml", body=rss)) == {"http://s.test/a.html": 738950}
+    atom = (b'<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://s.test/c.html"/>'
+            b"<published>2024-03-06T08:00:00Z</published></entry></feed>")
+    assert sp._feed_days(XmlResponse("http://s.test/feed.atom", body=atom)) == {"http://s.test/c.html": 738951}
+    assert sp._feed_days(XmlResponse("http://s.test/sitemap.xml", body=SITEMAP)) == {}
+
+
 def test_page_links_include_hreflang_and_feeds_and_stay_on_site(tmp_path):
     sp = spider(tmp_path)
     state = sp.runtime.open_site(sp.sites[0])

@@ -51,7 +51,7 @@ from bitext_spider.store.open_errors import describe as describe_database_error
 from bitext_spider.user_errors import ConfigError, DatabaseError, UserError
 from bitext_spider.workers.page_parser import ParseTimeout
 from matchers.page.outlinks import follow_links
-from matchers.page.publication_date import url_day
+from matchers.page.publication_date import parse_day, url_day
 from matchers.site.url_canonical import fetch_url
 
 logger = logging.getLogger(__name__)
@@ -62,6 +62,8 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _SITE = SITE_META
 # A stored page asked for again (a repeated crawl's listing, or -a refresh).
 _REFRESH = "bitext_refresh"
+# The publication day a feed gave the page (RSS pubDate, Atom published/updated).
+_FEED_DAY = "bitext_feed_day"
 
 
 def _job_failed(message: str) -> None:
@@ -245,8 +247,14 @@ class SiteSpider(scrapy.Spider):
             return
         if self._is_xml(response) or self._is_gzipped_sitemap(response):
             state.requested -= 1  # sitemaps and feeds are not pages
-            for req in self._follow(self._xml_links(response), state, response):
-                yield req
+            days = self._feed_days(response)
+            for url in self._xml_links(response):
+                # A feed item's pubDate dates the page when the page itself does not say.
+                day = days.get(url.strip())
+                meta = {_FEED_DAY: day} if day is not None else {}
+                req = self._request(response.urljoin(url), state, int(response.meta.get("depth", 0)) + 1, meta=meta)
+                if req is not None:
+                    yield req
             return
         if not self._is_html(response):
             stats.inc_value("bitext/skipped/non_html")
@@ -306,6 +314,7 @@ class SiteSpider(scrapy.Spider):
             content_type=content_type,
             links=links,
             parsed=parsed,
+            published=response.meta.get(_FEED_DAY),
             etag=response.headers.get("ETag", b"").decode("latin-1"),
             last_modified=response.headers.get("Last-Modified", b"").decode("latin-1"),
         )
@@ -362,6 +371,24 @@ class SiteSpider(scrapy.Spider):
             return []
         sel.remove_namespaces()
         return sel.xpath("//item/link/text() | //entry/link[not(@rel) or @rel='alternate']/@href").getall()
+
+    @staticmethod
+    def _feed_days(response: Response) -> dict[str, int]:
+        """Item link -> publication day, for an RSS or Atom feed (empty for anything else)."""
+        if not isinstance(response, TextResponse) or b"<urlset" in response.body[:2048]:
+            return {}
+        try:
+            sel = parsel.Selector(text=response.text, type="xml")
+        except ValueError:
+            return {}
+        sel.remove_namespaces()
+        out: dict[str, int] = {}
+        for item in sel.xpath("//item | //entry"):
+            link = item.xpath("link/text() | link[not(@rel) or @rel='alternate']/@href").get()
+            day = parse_day(item.xpath("pubDate/text() | published/text() | updated/text() | date/text()").get())
+            if link and day is not None:
+                out[link.strip()] = day
+        return out
 
     def _page_links(self, response: Response, state: SiteState) -> list[str]:
         """The on-site links to follow from an HTML page parsed here (no page-parse worker)."""
