@@ -45,6 +45,7 @@ from bitext_spider.store.records import SentenceRecord
 from matchers.content.content_filter import ContentFilter
 from matchers.content.dictionary_filter import DictionaryError, load_dictionary
 from matchers.content.dictionary_judge import DictionaryFilter, close_judgments
+from matchers.content.model_priming import dictionary_pairs
 from matchers.site.site_decision import decide_site
 
 if TYPE_CHECKING:
@@ -100,6 +101,9 @@ class Resolver:
         self.runtime = runtime
         cfg = runtime.config
         self.dictionary: DictionaryFilter | None = load_filter(cfg) if dictionary_enabled(cfg) else None
+        if self.dictionary is not None:
+            dic = self.dictionary.dic
+            runtime.models.primer = lambda lang1, lang2: dictionary_pairs(dic, lang1, lang2)
         self.content: ContentFilter | None = ContentFilter(
             cfg, runtime.models, self.dictionary.dic if self.dictionary is not None else None,
         ) if content_enabled(cfg) else None

@@ -37,10 +37,11 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 from bitext_spider.store.database import Store
 from bitext_spider.store.records import ModelRecord
+from matchers.content.model_priming import SentencePairs, prime
 from matchers.content.translation_model import TranslationModel
 
 logger = logging.getLogger(__name__)
@@ -79,6 +80,20 @@ class ModelRegistry:
         self.lost_races = 0  # compare-and-set writes another writer beat (then retried)
         self.folded_sites = 0
         self.folded_sentences = 0
+        # A dictionary's entries for a language pair (matchers.content.model_priming), or None:
+        # every model read or copied here is primed with them, the stored ones never are.
+        self.primer: Callable[[str, str], SentencePairs | None] | None = None
+        self._priming: dict[Pair, SentencePairs | None] = {}
+
+    def _prime(self, pair: Pair, model: TranslationModel) -> TranslationModel:
+        if self.primer is None:
+            return model
+        if pair not in self._priming:
+            self._priming[pair] = self.primer(*pair)
+        pairs = self._priming[pair]
+        if pairs:
+            prime(model, pairs)
+        return model
 
     def get(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel:
         """The model site ``site_id`` judges ``lang_a``-``lang_b`` pages with: read it, do not
@@ -116,7 +131,7 @@ class ModelRegistry:
                 model = TranslationModel(*pair)
             elif model.sentences_seen:
                 logger.info("translation model %s-%s: resumed (%d sentence pairs seen)", *pair, model.sentences_seen)
-            self._bases[pair] = model
+            self._bases[pair] = self._prime(pair, model)
         return model
 
     def _own(self, key: tuple[int, Pair]) -> TranslationModel:
@@ -133,7 +148,7 @@ class ModelRegistry:
                 model.add_counts(counts.counts())  # not pending: it is stored already
                 logger.info("translation model %s-%s of site %d: resumed with its %d saved sentence pairs",
                             *pair, site_id, counts.sentences_seen)
-        self._models[key] = model
+        self._models[key] = self._prime(pair, model)
         self._saved_at[key] = time.monotonic()
         return model
 

@@ -23,7 +23,8 @@ of terms in [0, 1], minus penalties for contradicting evidence; absent evidence 
   two (0.40) are enough on their own;
 * ``B`` 1 when a pair found on content alone is a mutual best of the translated bags of words
   (Buck & Koehn's one-to-one TF/IDF cosine; matchers/content/content_candidates.py), times the
-  model's maturity (among the few pages of a rare language pair any best is mutual); ``D`` 1 when
+  model's maturity (among the few pages of a rare language pair any best is mutual) unless the
+  dictionary passes the pair too; ``D`` 1 when
   both of PCB's dictionary scores pass their thresholds (matchers/content/dictionary_judge.py).
   Either one only adds to content: a trained model's share of 0.40 with a mutual best is enough,
   and both together are (PCB's own rule plus Buck & Koehn's one-to-one) unless a trained model
@@ -106,8 +107,9 @@ def decide(ev: Evidence, content_required: bool = True) -> Decision:
             terms["contradiction"] = -CONTRADICTION
     b = _finite(ev.bag_mutual)
     if b:
-        # The best of a handful of pages is easily mutual: it counts as the model matures.
-        terms["bag"] = WEIGHTS["bag"] * b * ev.maturity
+        # The best of a handful of pages is easily mutual: it counts as the model matures, or
+        # when the dictionary vouches for the pair too.
+        terms["bag"] = WEIGHTS["bag"] * b * max(ev.maturity, _finite(ev.dictionary) or 0.0)
     for name, value in (("url_key", ev.url_key), ("link", ev.link), ("images", ev.images), ("pivot", ev.pivot),
                         ("slug", ev.slug), ("dictionary", ev.dictionary)):
         v = _finite(value)
