@@ -34,9 +34,11 @@ must lie outside it. DST gets a multi-host site for ``../shared/bench/serve.py D
 
 Also ``seeds.txt`` (the home pages on ONE line: one site on several hosts), ``pages.tsv`` (url,
 lang of every article page), ``gold.tsv`` (lang1, url1, lang2, url2, lang1 < lang2: pages of the
-same W3C document, a connected component of the W3C gold pairs), ``articles.tsv`` (document, lang,
-url, date, print URL, W3C URL), ``print.tsv``, ``redirects.tsv`` and ``README.md``. Everything is
-deterministic from ``--seed``.
+same W3C document, a connected component of the W3C gold pairs), ``sentences.tsv`` (lang1, url1,
+lang2, url2, text1, text2: gold 1-1 sentence pairs of gold page pairs from the W3C source blocks, in
+document order; ``news_sentence_gold.py`` says exactly what they are and are not), ``articles.tsv``
+(document, lang, url, date, print URL, W3C URL), ``print.tsv``, ``redirects.tsv`` and ``README.md``.
+Everything is deterministic from ``--seed``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ import re
 import shutil
 import sys
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
@@ -58,6 +60,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import lxml.html
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from news_sentence_gold import Version, gold_rows, norm  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 STYLES = "ABC"
@@ -107,6 +112,7 @@ class Article:
     print_path: str = ""
     teaser: str = ""
     number: int = 0
+    source_blocks: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -124,10 +130,6 @@ class Edition:
 
     def listing(self, n: int) -> str:
         return {"A": f"/archive/page-{n}.html", "B": f"/liste/{n}.htm", "C": f"/l/{n}/"}[self.style]
-
-
-def norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def read_tsv(path: Path) -> list[list[str]]:
@@ -242,11 +244,11 @@ def build_articles(docs: list[Doc], editions: dict[str, Edition], seed: int) -> 
             ed = editions[lang]
             late = lang != first and rng.random() < 0.3
             date = day + timedelta(days=int(late), hours=rng.randrange(6, 22), minutes=rng.randrange(60))
-            title, blocks = extract(file)
-            blocks = reshape(ed.style, blocks, random.Random(f"{seed}:shape:{doc.key}:{lang}"))
+            title, source = extract(file)
+            blocks = reshape(ed.style, source, random.Random(f"{seed}:shape:{doc.key}:{lang}"))
             first_p = next((t for k, t in blocks if k == "p"), "")
             teaser = SENTENCE_END.split(first_p)[0][:220]
-            ed.articles.append(Article(doc.key, lang, title, blocks, date, url, teaser=teaser))
+            ed.articles.append(Article(doc.key, lang, title, blocks, date, url, teaser=teaser, source_blocks=source))
     for ed in editions.values():
         rng = random.Random(f"{seed}:urls:{ed.lang}")
         ed.articles.sort(key=lambda a: (a.date, a.doc))
@@ -489,16 +491,15 @@ def write_tsv(path: Path, rows) -> None:
 
 
 def readme(src: Path, options: str, eds: list[Edition], gold, one_language: int, n_docs: int, notice: str) -> str:
-    by_pair: dict[tuple[str, str], int] = defaultdict(int)
-    for l1, _, l2, _ in gold:
-        by_pair[l1, l2] += 1
+    by_pair = Counter((l1, l2) for l1, _, l2, _ in gold)
     table = "".join(f"| {ed.style} | {ed.folder} | {ed.lang} | {ed.base} | {len(ed.articles)} | "
                     f"{sum(bool(a.print_path) for a in ed.articles)} | {ed.feed} |\n" for ed in eds)
     return f"""# Newspaper editions that share nothing but content ({len(eds)} editions)
 
-Built by `benchmarks/make_news_editions.py` (bitext-spider) from `{src}`, the W3C
-Internationalization articles, with `{options}`; its docstring says what each edition looks like.
-Serve with `python ../shared/bench/serve.py THIS_FOLDER`, crawl `seeds.txt`, score with `gold.tsv`.
+Built by `benchmarks/make_news_editions.py` (bitext-spider) from `{src}`, the W3C Internationalization
+articles, with `{options}`; its docstring says what each edition looks like. Serve with `python
+../shared/bench/serve.py THIS_FOLDER`, crawl `seeds.txt`, score with `gold.tsv` (page pairs) and
+`sentences.tsv` (sentence pairs, `benchmarks/compare_sentence_alignment.py`).
 
 | edition | folder | language | base URL | articles | print pages | feed |
 |---|---|---|---|---|---|---|
@@ -530,17 +531,19 @@ def build(src: Path, dst: Path, langs: list[str], seed: int = 0, share: float = 
     redirects = []
     for ed in editions.values():
         redirects += write_edition(dst, ed, seed)
-    by_doc: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    by_doc: dict[str, list[Version]] = defaultdict(list)
     for ed in editions.values():
         for a in ed.articles:
-            by_doc[a.doc].append((a.lang, ed.base + a.path))
-    gold = sorted((*p, *q) for pages in by_doc.values() for p in pages for q in pages if p[0] < q[0])
+            by_doc[a.doc].append((a.lang, ed.base + a.path, a.title, a.source_blocks, a.blocks))
+    gold = sorted((*p[:2], *q[:2]) for pages in by_doc.values() for p in pages for q in pages if p[0] < q[0])
+    sentences = sorted((r for pages in by_doc.values() for r in gold_rows(pages)), key=lambda r: r[:4])
     one_language = sum(len(pages) == 1 for pages in by_doc.values())
     eds = list(editions.values())
     write_tsv(dst / "hosts.tsv", [(ed.folder, ed.base) for ed in eds])
     (dst / "seeds.txt").write_text(" ".join(ed.base + "/" for ed in eds) + "\n", "utf-8")
     write_tsv(dst / "pages.tsv", sorted((ed.base + a.path, a.lang) for ed in eds for a in ed.articles))
     write_tsv(dst / "gold.tsv", gold)
+    write_tsv(dst / "sentences.tsv", sentences)
     write_tsv(dst / "articles.tsv", sorted((a.doc, a.lang, ed.base + a.path, a.date.isoformat(),
                                             ed.base + a.print_path if a.print_path else "", a.source)
                                            for ed in eds for a in ed.articles))
@@ -552,7 +555,7 @@ def build(src: Path, dst: Path, langs: list[str], seed: int = 0, share: float = 
     (dst / "README.md").write_text(readme(src, options, eds, gold, one_language, len(by_doc), notice), "utf-8")
     return {"articles": {ed.lang: len(ed.articles) for ed in eds}, "gold": len(gold), "documents": len(by_doc),
             "one_language": one_language, "print": sum(bool(a.print_path) for ed in eds for a in ed.articles),
-            "redirects": len(redirects)}
+            "redirects": len(redirects), "sentences": len(sentences), "sentence_pairs": len({r[:4] for r in sentences})}
 
 
 def main(argv: list[str] | None = None) -> int:

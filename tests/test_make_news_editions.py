@@ -24,6 +24,7 @@ _spec = importlib.util.spec_from_file_location("make_news_editions", ROOT / "ben
 mne = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = mne
 _spec.loader.exec_module(mne)
+gold = sys.modules["news_sentence_gold"]  # imported by the builder from benchmarks/
 
 LANGS = ["en", "de", "es"]
 
@@ -255,6 +256,7 @@ def test_same_seed_same_site_and_refuses_to_write_into_the_repository(site, tmp_
     again = tmp_path / "again"
     mne.main([str(src), str(again), "--seed", "3", "--port-base", "8310"])
     assert (again / "gold.tsv").read_text() == (site / "gold.tsv").read_text()
+    assert (again / "sentences.tsv").read_text() == (site / "sentences.tsv").read_text()
     assert (again / "edition-b").exists() and sorted(p.name for p in (again / "edition-b" / "artikel").iterdir()) == \
         sorted(p.name for p in (site / "edition-b" / "artikel").iterdir())
     with pytest.raises(SystemExit):
@@ -262,3 +264,100 @@ def test_same_seed_same_site_and_refuses_to_write_into_the_repository(site, tmp_
     with pytest.raises(SystemExit):
         mne.main([str(src), str(again)])  # not empty, no --overwrite
     assert not (ROOT / "news-site").exists()
+
+
+def page_text(roots, url: str) -> str:
+    return mne.norm(tree(roots, url).text_content())
+
+
+def test_gold_sentences_lie_on_gold_page_pairs_in_document_order(site, layout):
+    roots, _, _ = layout
+    gold_pairs = {tuple(row) for row in tsv(site / "gold.tsv")}
+    rows = tsv(site / "sentences.tsv")
+    by_pair: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
+    for l1, u1, l2, u2, t1, t2 in rows:
+        assert (l1, u1, l2, u2) in gold_pairs and l1 < l2
+        assert t1 == mne.norm(t1) and t2 == mne.norm(t2) and t1 and t2
+        by_pair[l1, u1, l2, u2].append((t1, t2))
+    texts = {}
+    for (_l1, u1, _l2, u2), pairs in by_pair.items():
+        for side, url in ((0, u1), (1, u2)):
+            text = texts.setdefault(url, page_text(roots, url))
+            at = 0
+            for pair in pairs:
+                found = text.find(pair[side], at)
+                assert found >= 0, (url, pair[side], "not in the page's text after the previous gold sentence")
+                at = found + len(pair[side])
+    # Most gold page pairs are covered, with many sentences each; never more than a page holds (its
+    # sentence marks plus its headings and paragraphs, sentences without a final mark).
+    assert len(by_pair) >= 0.8 * len(gold_pairs)
+    counts = sorted(len(p) for p in by_pair.values())
+    assert counts[len(counts) // 2] >= 15
+    for (_l1, u1, _l2, u2), pairs in by_pair.items():
+        for url in (u1, u2):
+            blocks = [el.text_content() for el in tree(roots, url).xpath("//body//*[not(*)]")]
+            assert len(pairs) <= sum(1 + len(re.findall(r"[.!?…]", b)) for b in blocks), url
+    assert {(l1, l2) for l1, _, l2, _ in by_pair} == {("de", "en"), ("de", "es"), ("en", "es")}
+
+
+def test_gold_sentences_start_with_the_titles(site, layout):
+    roots = layout[0]
+    firsts: dict[tuple[str, str], tuple[str, str]] = {}
+    for _, u1, _, u2, t1, t2 in tsv(site / "sentences.tsv"):
+        firsts.setdefault((u1, u2), (t1, t2))
+    titled = sum(t1 in mne.norm(tree(roots, u1).findtext(".//title")) and t2 in mne.norm(tree(roots, u2).findtext(".//title"))
+                 for (u1, u2), (t1, t2) in firsts.items())
+    assert titled >= 0.8 * len(firsts)
+
+
+def test_sentence_splitter_of_the_gold():
+    assert gold.split_sentences("See e.g. The Spec. Next one! Und z. B. Das. ¿Qué? Bien.") == [
+        "See e.g. The Spec.", "Next one!", "Und z. B. Das.", "¿Qué?", "Bien."]
+    assert gold.split_sentences('He said "Stop." Then (see below.) Next. Version 1.3.10 works.') == [
+        'He said "Stop."', "Then (see below.)", "Next.", "Version 1.3.10 works."]
+    assert gold.split_sentences("  – ") == []
+    # No cut inside a quotation or brackets; German quotations close with “.
+    assert gold.split_sentences("Sie sagt: „Eins. Zwei.“ Dann (a. B.) Ende.") == [
+        "Sie sagt: „Eins. Zwei.“", "Dann (a. B.) Ende."]
+
+
+def test_gold_pairs_only_where_the_structure_agrees():
+    # Same kinds: block i is block i; the second paragraph splits 2 against 1: left out.
+    a = [("t", "Title one"), ("p", "First sentence here. Second one here."), ("p", "Alone. Two.")]
+    b = [("t", "Titel eins"), ("p", "Erster Satz hier. Zweiter Satz hier."), ("p", "Allein zwei.")]
+    assert gold.gold_pairs(a, b) == [("Title one", "Titel eins"), ("First sentence here.", "Erster Satz hier."),
+                                     ("Second one here.", "Zweiter Satz hier.")]
+    # Same count but lengths that do not fit: a split and a join inside one block.
+    c = [("t", "Title one"), ("p", "Short. " + "A long second sentence that goes on and on for a while. " * 2),
+         ("p", "Alone.")]
+    d = [("t", "Titel eins"), ("p", "Kurz und dazu ein langer erster Satz der weitergeht und weitergeht. "
+          "Ende."), ("p", "Allein.")]
+    assert ("Short.", "Kurz und dazu ein langer erster Satz der weitergeht und weitergeht.") not in gold.gold_pairs(c, d)
+    # Kind sequences that differ: only the common prefix and suffix correspond, short of the run
+    # of paragraphs one of which is new (any of them could be).
+    assert gold.corresponding_blocks("thpphp", "thppphp") == [(0, 0), (1, 1), (4, 5), (5, 6)]
+    assert gold.corresponding_blocks("thph", "thhph") == [(0, 0), (2, 3), (3, 4)]
+    assert gold.corresponding_blocks("thp", "thp") == [(0, 0), (1, 1), (2, 2)]
+    # One version a stub of the other: no gold at all.
+    stub = [("t", "Moved"), ("p", "This page can now be found here.")]
+    assert gold.gold_pairs(stub, a * 6) == []
+    # A sentence an edition's paragraph cut separates is left out with its block.
+    assert gold.gold_pairs(a, b, shown2=["Titel eins", "Erster Satz", "hier. Zweiter Satz hier."]) == [
+        ("Title one", "Titel eins")]
+
+
+def test_gold_leaves_out_what_an_edition_page_hides_and_untranslated_text():
+    a = [("t", "Title one"), ("p", "It works as follows:"), ("p", "The value is set.")]
+    b = [("t", "Titel eins"), ("p", "Es geht wie folgt:"), ("p", "Der Wert wird gesetzt.")]
+    assert len(gold.gold_pairs(a, b)) == 3
+    # Edition B joined the two paragraphs: "folgt: Der Wert" hides the boundary from any splitter.
+    joined = ["Titel eins", "Es geht wie folgt: Der Wert wird gesetzt."]
+    assert gold.gold_pairs(a, b, shown2=joined) == [("Title one", "Titel eins")]
+    # Joined after a final stop, the boundary stays visible.
+    c = [("t", "Title one"), ("p", "It works."), ("p", "The value is set.")]
+    d = [("t", "Titel eins"), ("p", "Es geht."), ("p", "Der Wert wird gesetzt.")]
+    assert len(gold.gold_pairs(c, d, shown2=["Titel eins", "Es geht. Der Wert wird gesetzt."])) == 3
+    # An untranslated sentence is no translation.
+    e = [("t", "Title one"), ("p", "It works."), ("p", "Same text here.")]
+    f = [("t", "Titel eins"), ("p", "Es geht."), ("p", "Same text here.")]
+    assert gold.gold_pairs(e, f) == [("Title one", "Titel eins"), ("It works.", "Es geht.")]
