@@ -232,3 +232,21 @@ def test_numba_dp_matches_reference_dp(seed: int) -> None:
     assert sorted(j for b in beads for j in b.tgt) == list(range(len(d2)))
     path = sum(bead_score(b.src, b.tgt) for b in beads)
     assert path == pytest.approx(best, rel=1e-9, abs=1e-9)
+
+
+def test_a_two_two_bead_of_two_translations_is_given_as_two_one_one_beads():
+    from matchers.content.sentence_align import Bead, _split_two_two
+
+    tlo = np.zeros(2, np.int64)
+    a11 = np.array([[4.0, -3.0], [-3.0, 4.0]])  # sentence 0 translates 0, sentence 1 translates 1
+    b11 = a11.copy()
+    terms = (tlo, a11, b11, np.zeros((2, 2)), np.zeros((2, 2)))
+    ch = np.array([40.0, 40.0])
+    length_args = (1.0, 6.8, np.log(3.0), 0.5 * (1 - 1 / 9))
+    merged = Bead((0, 1), (0, 1), 0.99, 8.0, 0.5)
+    split = _split_two_two([merged], terms, ch, ch, length_args)
+    assert [(b.src, b.tgt) for b in split] == [((0,), (0,)), ((1,), (1,))]
+    assert all(b.prob > 0.5 for b in split)
+    # One half without evidence: the 2-2 bead stays.
+    a11[1, 1] = b11[1, 1] = -6.0
+    assert _split_two_two([merged], (tlo, a11, b11, *terms[3:]), ch, ch, length_args) == [merged]

@@ -146,3 +146,20 @@ def test_sentencex_codes():
     assert sentencex_code("zh_Hant") == "zh"
     assert sentencex_code(None) == "en"
     assert sentencex_code("und") == "en"
+
+
+def test_closing_brackets_and_quotes_stay_with_their_sentence():
+    assert split_sentences("Es ist so, so auch hier.) Ein Codepunkt kann einen Wert haben.", "de") == [
+        "Es ist so, so auch hier.)", "Ein Codepunkt kann einen Wert haben."]
+    assert split_sentences("(In practice, browsers convert text to Unicode.) Note that this is not all.", "en") == [
+        "(In practice, browsers convert text to Unicode.)", "Note that this is not all."]
+    assert split_sentences("He said \u201cStop the car.\u201d Then he left.", "en") == [
+        "He said \u201cStop the car.\u201d", "Then he left."]
+    # Not before a lower-case word, and straight quotes open quotations too.
+    assert split_sentences("See the article (it is long.) then read more.", "en") == [
+        "See the article (it is long.) then read more."]
+    assert split_sentences('He wrote "Go." "Now!" And he left.', "en") == ['He wrote "Go."', '"Now!"', "And he left."]
+
+
+def test_markup_shown_as_text_is_not_a_sentence_end():
+    assert split_sentences("Use the <em>..</em> tags for emphasis.", "en") == ["Use the <em>..</em> tags for emphasis."]

@@ -10,6 +10,11 @@ gets its English rules).  Around it:
 * a period followed by a lower-case letter or a hyphen does not end a sentence (the rule of the
   Moses splitter): it catches abbreviations missing from sentencex's lists ("c.-à-d.", "o.a.",
   "t.ex.", "т. е.");
+* closing brackets and quotes after a sentence's final stop stay with it: sentencex starts the
+  next sentence with the ")" of "... hier.) Ein ...", and does not end one at ".) Note" or
+  '."  Then'; a full stop, then closers, then a space and an upper-case letter (after an opening
+  quote or bracket, if any) ends a sentence;
+* a segment that starts with "<" continues the previous one (markup shown as text: "<em>..</em>");
 * French and Dutch titles before a name ("M.", "Dr.", "Mevr.") are non-breaking, which
   sentencex's lists for those languages lack;
 * Thai and Lao have no sentence punctuation: the space is what separates sentences and clauses
@@ -48,6 +53,13 @@ _SEA_STOPS = "\u17d4\u17d5\u104b\u0e5a\u0e5b"
 _SEA_STOP = re.compile(f"(?<=[{_SEA_STOPS}])\\s*")
 _HAS_SEA_STOP = re.compile(f"[{_SEA_STOPS}]")
 _KHMER_MYANMAR_STOP = re.compile("[\u17d4\u17d5\u104b]")
+# Closing brackets and quotes, and opening ones.  A segment sentencex starts with a bracket or a
+# right double or single quote gets it moved back; straight quotes and guillemets are not moved,
+# since they open quotations too (German writes »so«).
+_CLOSERS = ")]}\u201d\u2019\u00bb\u203a\"'"
+_OPENERS = "([{\u201c\u201e\u2018\u00ab\u2039\"'"
+_LEADING_CLOSERS = re.compile("[)\\]}\u201d\u2019]+\\s*")
+_STOP_CLOSERS_GAP = re.compile(f"(?<=[.!?\u2026][{re.escape(_CLOSERS)}])\\s+|(?<=[.!?\u2026][{re.escape(_CLOSERS)}]{{2}})\\s+")
 # Where an over-long sentence is best cut: after a clause mark, else at a space.
 _CLAUSE = re.compile(r"[,;:\u3001\uff0c\uff1b\uff1a\u060c\u061b]\s*")
 _SPACE = re.compile(r"\s+")
@@ -72,19 +84,39 @@ def _continues(prev: str, nxt: str, titles: frozenset[str]) -> bool:
     if not prev.rstrip().endswith("."):
         return False
     start = nxt.lstrip()[:1]
-    return start == "-" or start.islower() or _ends_with_title(prev, titles)
+    return start in ("-", "<") or start.islower() or _ends_with_title(prev, titles)
 
 
 def _merge(segments: list[str], lang: str) -> Iterator[str]:
     titles = _TITLES.get(lang, frozenset())
     current = ""
     for seg in segments:
+        if current:
+            closers = _LEADING_CLOSERS.match(seg)
+            if closers:  # "... hier." + ") Ein ...": the bracket ends the sentence before
+                current += closers.group(0).rstrip()
+                seg = seg[closers.end():]
+                if not seg:
+                    continue
+                seg = " " + seg
         if current and not _continues(current, seg, titles):
             yield current
             current = ""
         current += seg
     if current:
         yield current
+
+
+def _split_after_closers(sentence: str) -> list[str]:
+    """Cut where a full stop and closing brackets or quotes are followed by a new sentence."""
+    out, start = [], 0
+    for m in _STOP_CLOSERS_GAP.finditer(sentence):
+        nxt = sentence[m.end():m.end() + 2].lstrip(_OPENERS)[:1]
+        if nxt.isupper():
+            out.append(sentence[start:m.start()])
+            start = m.end()
+    out.append(sentence[start:])
+    return [s for s in out if s.strip()]
 
 
 def _split_scripts(sentence: str, spaced_khmer_myanmar: bool) -> list[str]:
@@ -128,7 +160,7 @@ def split_sentences(text: str, lang: str) -> list[str]:
     # Only a Khmer or Burmese text that does not use its own full stops is split at its spaces.
     spaced = _KHMER_MYANMAR_GAP.search(text) is not None and not _KHMER_MYANMAR_STOP.search(text)
     out: list[str] = []
-    for sentence in _merge(segment(code, text), code):
-        for piece in _split_scripts(sentence, spaced):
+    for merged in _merge(segment(code, text), code):
+        for piece in (p for sentence in _split_after_closers(merged) for p in _split_scripts(sentence, spaced)):
             out.extend(_cap(piece.strip()))
     return out
