@@ -55,7 +55,8 @@ class MainContentPipeline(MatchingStage):
             if lang != item.lang and lang != "und":
                 other_lang += 1
             kept.append((p.kind, lang, p.text))
-            kept_pieces.append(pieces[i])
+            # A title without the site's name is split again.
+            kept_pieces.append(pieces[i] if p.text == paragraphs[i].text else None)
         item.paragraphs = kept
         item.content = page_content(kept, item.lang, pieces=kept_pieces)
         self.stats.inc_value("bitext/content/paragraphs", len(kept))

@@ -337,3 +337,19 @@ def test_mark_keeps_paragraphs_and_order():
     assert blocks.mark(paragraphs) == paragraphs  # nothing observed yet
     already = [Paragraph("x", "text", True)]
     assert blocks.mark(already) == already
+
+
+def test_the_sites_name_is_taken_out_of_titles():
+    from matchers.page.main_content import title_parts
+
+    assert title_parts("Der Bote - Nicht-englische Tags") == ["Der Bote", " - ", "Nicht-englische Tags"]
+    blocks = RepeatedBlocks(min_pages=3, min_share=0.2)
+    for n in range(5):
+        blocks.observe([Paragraph(f"Article {n} | The Courier", "title", False)], "en")
+    [title] = blocks.mark([Paragraph("Elections in Spain | The Courier", "title", False)], "en")
+    assert title.text == "Elections in Spain" and not title.boilerplate
+    # A title that is only the site's name, or without a separator, stays whole.
+    assert blocks.mark([Paragraph("The Courier", "title", False)], "en")[0].text == "The Courier"
+    assert blocks.mark([Paragraph("Spain: the vote", "title", False)], "en")[0].text == "Spain: the vote"
+    # Other languages count apart.
+    assert blocks.mark([Paragraph("Wahlen | The Courier", "title", False)], "de")[0].text == "Wahlen | The Courier"

@@ -7,10 +7,11 @@ bags of words are closest to the page's translated bag (matchers.content.bag_ind
 within ``window`` days of it and of comparable main-content length.  A candidate is *mutual* when
 the page is also the candidate's closest page of its language: Buck and Koehn resolve the cosine
 scores one-to-one, and a mutual best is what that resolution keeps; it is the evidence that lets a
-pair be found before the translation model has learnt anything.  The ``k`` pages closest in
-main-content length follow them (WebMining's second chance, section 2.3, within the window too):
-without a dictionary two languages may share no word at all, and a language without word
-separators has no multi-letter words, while a trained model still aligns their sentences.
+pair be found before the translation model has learnt anything.  When the bags give fewer than
+``k`` pages, the pages closest in main-content length fill the rest (WebMining's second chance,
+section 2.3, within the window too): without a dictionary two languages may share no word at all,
+and a language without word separators has no multi-letter words, while a trained model still
+aligns their sentences.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class ContentCandidates:
         order = np.argsort(diff, kind="stable")
         order = order[(diff[order] <= self.max_length_diff) & (lengths[order] > 0)].tolist()
         rows = [r for r in order if r not in taken and (exclude is None or not exclude(r))
-                and self._near(day, bags.day(lang, r))][:k]
+                and self._near(day, bags.day(lang, r))][:k - len(out)]
         return out + [ContentCandidate(r, float("nan"), False) for r in rows]
 
     def _near(self, day: int | None, other: int | None) -> bool:

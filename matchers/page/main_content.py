@@ -337,6 +337,18 @@ def _fingerprint(text: str) -> str:
     return _DIGITS.sub("0", " ".join(text.casefold().split()))
 
 
+# Title parts are counted apart from paragraph texts: "Contact" as a title part and as a link are
+# different evidence.
+_TITLE_PART = "title:"
+# What separates a page's own title from the site's name: a spaced dash, bar, colon pair or dot.
+_TITLE_SEPARATOR = re.compile(r"(\s+[-\u2013\u2014|\u00b7\u2022:]{1,2}\s+)")
+
+
+def title_parts(title: str) -> list[str]:
+    """``title`` cut at its separators: parts at even positions, separators between them."""
+    return _TITLE_SEPARATOR.split(title)
+
+
 def _key(group: str, text: str) -> int:
     data = f"{group}\x00{_fingerprint(text)}".encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
@@ -381,10 +393,14 @@ class RepeatedBlocks:
         return len(self._counts)
 
     def observe(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> None:
-        """Count one page: each distinct (non-title) text once."""
+        """Count one page: each distinct (non-title) text once, and the parts of its title."""
         group = _base_code(lang)[1]
         self._pages[group] = self._pages.get(group, 0) + 1
         keys = {_key(group, p.text) for p in paragraphs if p.kind != TITLE and p.text}
+        for p in paragraphs:
+            parts = title_parts(p.text) if p.kind == TITLE else []
+            if len(parts) >= 3:
+                keys.update(_key(_TITLE_PART + group, part) for part in parts[0::2])
         counts = self._counts
         for k in keys:
             counts[k] = counts.get(k, 0) + 1
@@ -410,10 +426,30 @@ class RepeatedBlocks:
         return seen >= self.min_pages and seen >= self.min_share * pages
 
     def mark(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> list[Paragraph]:
-        """The paragraphs, with ``boilerplate=True`` on repeated ones (titles are left as they are)."""
-        return [
-            replace(p, boilerplate=True)
-            if not p.boilerplate and p.kind != TITLE and self.is_repeated(p.text, lang)
-            else p
-            for p in paragraphs
-        ]
+        """The paragraphs, with ``boilerplate=True`` on repeated ones; a title keeps its place but
+        loses the parts repeated across the site's titles (the site's name: "Der Bote - ",
+        " | The Courier"), which no translation of the page has in the same place."""
+        out = []
+        for p in paragraphs:
+            if p.boilerplate:
+                out.append(p)
+            elif p.kind == TITLE:
+                out.append(self._strip_title(p, lang))
+            else:
+                out.append(replace(p, boilerplate=True) if self.is_repeated(p.text, lang) else p)
+        return out
+
+    def _strip_title(self, p: Paragraph, lang: str | None) -> Paragraph:
+        parts = title_parts(p.text)
+        if len(parts) < 3:
+            return p
+        group = _TITLE_PART + _base_code(lang)[1]
+        keep = [parts[i] for i in range(0, len(parts), 2) if not self.is_repeated_in(group, parts[i], lang)]
+        if not keep or len(keep) * 2 - 1 == len(parts):
+            return p
+        return replace(p, text=" ".join(keep))
+
+    def is_repeated_in(self, group: str, text: str, lang: str | None) -> bool:
+        pages = self._pages.get(_base_code(lang)[1], 0)
+        seen = self._counts.get(_key(group, text), 0)
+        return pages > 0 and seen >= self.min_pages and seen >= self.min_share * pages
