@@ -246,9 +246,9 @@ class BitextConfig:
     # A page that no filter gave a candidate in any language is searched at arrival regardless:
     # its template is its own (a newspaper edition's), so only content can pair it.
     content_rescue_at_arrival: bool = setting(
-        False, "Also run that content-only search as each page arrives for pages that have "
-        "candidates in other languages (a page with none in any language is always searched at "
-        "arrival; docs/design.md).", group=_CONTENT)
+        False, "Also run that content-only search as each page arrives (a page with no candidate "
+        "in any language is searched at arrival regardless, for mutual bests only; docs/design.md).",
+        group=_CONTENT)
     content_rescue_min_share: float = setting(
         0.60, "Share of translated sentence pairs a pair found on content alone needs.",
         group=_CONTENT, low=0, high=1)

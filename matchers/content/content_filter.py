@@ -180,7 +180,11 @@ class ContentFilter:
                 lang for lang in index.languages
                 if lang != content.lang and not (lang in by_lang and len(by_lang[lang]))
             ]
-            for lang, found in self._rescue(site_id, index, content, empty, rejected, day, young=True).items():
+            # A page searched only because it is alone takes mutual bests now; other candidates are
+            # left to the close sweep, when every page is in and the best may be another.
+            found_by_lang = self._rescue(site_id, index, content, empty, rejected, day, young=True,
+                                         mutual_only=not cfg.content_rescue_at_arrival)
+            for lang, found in found_by_lang.items():
                 cand = by_lang.get(lang)
                 if cand is None:
                     cand = CandidateSet(lang=lang, rows=np.zeros(0, dtype=np.int64))
@@ -204,7 +208,7 @@ class ContentFilter:
 
     def _rescue(
         self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
-        exclude: Container[tuple[str, int]], day: int | None, young: bool = False,
+        exclude: Container[tuple[str, int]], day: int | None, young: bool = False, mutual_only: bool = False,
     ) -> dict[str, _Rescued]:
         """Pages of ``langs`` that only content can pair with ``content``'s page (published on
         ``day``): the closest in translated bag of words (matchers.content.content_candidates), not
@@ -232,7 +236,7 @@ class ContentFilter:
                                      exclude=lambda r, lang=lang: (lang, r) in exclude)
             rescued = _Rescued(maturity(model, cfg.content_mature_sentences))
             for cand in found:
-                if not mature and not cand.mutual:
+                if (mutual_only or not mature) and not cand.mutual:
                     continue
                 row = cand.row
                 other = lindex.content[row]
