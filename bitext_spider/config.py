@@ -249,9 +249,12 @@ class BitextConfig:
         False, "Also run that content-only search as each page arrives (a page with no candidate "
         "in any language is searched at arrival regardless, for mutual bests only; docs/design.md).",
         group=_CONTENT)
+    # The share with which content alone is accepted by the decision (0.5 C >= 0.4), so weak
+    # evidence cannot carry a pair only content found (matchers.content.content_filter).
     content_rescue_min_share: float = setting(
-        0.60, "Share of translated sentence pairs a pair found on content alone needs.",
-        group=_CONTENT, low=0, high=1)
+        0.80, "Share of translated sentence pairs a pair found on content alone needs (a mutual "
+        "best of the translated bags of words needs 0.40); a candidate failing both dictionary "
+        "scores is kept when a trained model aligns this share of it.", group=_CONTENT, low=0, high=1)
     content_rescue_max_length_diff: float = setting(
         0.40, "Largest relative difference of main-content lengths for a content-only check.",
         group=_CONTENT)

@@ -170,8 +170,10 @@ class Resolver:
         updates, dropped = content.rejudge_site(state.site_id, state.index, candidates)
         store.update_candidates(updates)
         store.delete_candidates(dropped)
-        store.update_candidates(content.remutual_site(state.index, store.site_candidates(state.site_id)))
-        gone = set(dropped)
+        changed, lost = content.remutual_site(state.index, store.site_candidates(state.site_id))
+        store.update_candidates(changed)
+        store.delete_candidates(lost)
+        gone = set(dropped) | set(lost)
         kept = [c for c in candidates if c.id not in gone]
         found = content.sweep_site(state.site_id, state.index, kept)
         content.count("rescued_at_close", store.add_candidates(state.site_id, found))

@@ -116,6 +116,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/content/rescued_at_close", "Candidates found on content alone at close.", _CONTENT),
     Stat("bitext/content/mutual_changed_at_close", "Candidates found on content alone whose mutual-best "
          "flag changed once every page was in.", _CONTENT),
+    Stat("bitext/content/mutual_dropped_at_close", "Of those, candidates taken as mutual bests that no longer "
+         "were and whose share was too low for a content-only candidate.", _CONTENT),
     Stat("bitext/content/rejudged_at_close", "Candidates judged again at close with the final models.",
          _CONTENT),
     Stat("bitext/content/dropped_at_close", "Candidates dropped by that second judgment.", _CONTENT),

@@ -95,6 +95,10 @@ TRAIN_BATCH_SHARE = 1 / 16
 # news-edition development site a trained model gives true pairs found so 0.46 and up, and
 # edition front pages listing the same teasers 0.32-0.38.
 MUTUAL_MIN_SHARE = (ACCEPT - WEIGHTS["bag"]) / WEIGHTS["content"]
+# One that is not a mutual best needs BITEXT_CONTENT_RESCUE_MIN_SHARE, by default the share with
+# which content alone is accepted (ACCEPT / WEIGHTS["content"] = 0.80): found only by content, it
+# would otherwise be carried by a fingerprint's or an image's few hundredths (on the W3C variants
+# such pairs of unrelated pages had shares of 0.61-0.78).
 
 # A candidate's new judgment at close: (candidate id, ranking score, all its scores).
 Rejudged = tuple[int, float, dict[str, Any]]
@@ -330,11 +334,15 @@ class ContentFilter:
         self.count("dropped_at_close", len(dropped))
         return updates, dropped
 
-    def remutual_site(self, index: SiteIndex, candidates: Iterable[StoredPair]) -> list[Rejudged]:
+    def remutual_site(self, index: SiteIndex, candidates: Iterable[StoredPair]) -> tuple[list[Rejudged], list[int]]:
         """The mutual-best flag of the candidates found on content alone, with every page in: at
         arrival a page's best is the best of the pages fetched so far, and its translation may
-        have come later.  Returns the candidates whose flag changed."""
+        have come later.  Returns the candidates whose flag changed, and the ids of those to drop:
+        taken as mutual bests, no longer mutual, and under the share a content-only candidate
+        that is not one needs."""
+        cfg = self.config
         updates: list[Rejudged] = []
+        dropped: list[int] = []
         for c in candidates:
             before = c.scores.get("bag_mutual")
             if before is None:
@@ -342,10 +350,16 @@ class ContentFilter:
             now = self.finder.is_mutual(index, c.url1, c.url2)
             if now is None or float(now) == before:
                 continue
+            share = c.scores.get("content_share")
+            if (not now and "structure" not in c.scores and isinstance(share, (int, float))
+                    and share < cfg.content_rescue_min_share):
+                dropped.append(c.id)
+                continue
             scores = dict(c.scores, bag_mutual=float(now))
             updates.append((c.id, float(scores.get("score", 0.0)), scores))
-        self.count("mutual_changed_at_close", len(updates))
-        return updates
+        self.count("mutual_changed_at_close", len(updates) + len(dropped))
+        self.count("mutual_dropped_at_close", len(dropped))
+        return updates, dropped
 
     def sweep_site(self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]) -> list[FoundPair]:
         """Content-only candidates for pages left without one in a language (among the site's
