@@ -31,6 +31,8 @@ ITEM_PIPELINES: dict[str, int] = {
     "pipelines.normalize.NormalizePipeline": 100,
     "pipelines.language.LanguagePipeline": 200,
     "pipelines.main_content.MainContentPipeline": 250,
+    # Only with a domain (a focused crawl): pages off the domain are not paired.
+    "pipelines.topic_relevance.TopicRelevancePipeline": 251,
     "pipelines.url_keys.UrlKeyPipeline": 252,
     "pipelines.link_evidence.LinkEvidencePipeline": 254,
     "pipelines.image_evidence.ImageEvidencePipeline": 256,
@@ -54,6 +56,8 @@ EXTENSIONS: dict[str, int] = {
     "bitext_spider.crawl.logstats.BitextLogStats": 500,
     "bitext_spider.crawl.pair_flow.FinalPairs": 510,
     "bitext_spider.crawl.feed_guard.FeedGuard": 520,
+    # Off unless BITEXT_WARC_OUTPUT is set; on with BITEXT_ENABLED=False too (a plain crawl archives).
+    "bitext_spider.crawl.warc_output.WarcOutput": 530,
 }
 DOWNLOADER_MIDDLEWARES: dict[str, int] = {
     # Before anything else spends work on a request its site no longer wants.

@@ -36,6 +36,7 @@ GROUPS = (
     "Content filter",
     "Dictionary filter",
     "Site-level evidence and decision",
+    "Focused crawl",
     "Performance",
 )
 
@@ -47,6 +48,14 @@ def parse_langs(value: Any) -> frozenset[str] | None:
     items: Iterable[str] = value.split(",") if isinstance(value, str) else value
     langs = frozenset(primary_subtag(x) for x in items if x and str(x).strip())
     return langs or None
+
+
+def _warc_output_path(value: Any) -> str:
+    """``BITEXT_WARC_OUTPUT``: empty (off) or a path ending in ``.warc.gz`` or ``.warc``."""
+    path = str(value or "").strip()
+    if path and not path.endswith((".warc.gz", ".warc")):
+        raise ValueError(f"a WARC output path ends in .warc.gz (or .warc, uncompressed), got {path!r}")
+    return path
 
 
 
@@ -124,6 +133,7 @@ _PAGE = "Size and structure filters"
 _CONTENT = "Content filter"
 _DICT = "Dictionary filter"
 _EVIDENCE = "Site-level evidence and decision"
+_FOCUS = "Focused crawl"
 _PERF = "Performance"
 
 
@@ -160,6 +170,18 @@ class BitextConfig:
     site_time_limit: float = setting(
         0.0, "Seconds a site is crawled, from its first request (0: no limit); then its remaining URLs "
         "are dropped and its pages matched, as Bitextor's `crawlTimeLimit`.", group=_CRAWL, low=0)
+    # WARC archives (bitext_spider/warc/, docs/warc.md).
+    warc_output: str = setting(
+        "", "Archive every response the crawl downloads (redirects, errors, robots.txt, feeds and "
+        "non-HTML files too), with its request, as WARC: `PATH.warc.gz` writes `PATH-00000.warc.gz`, "
+        "`PATH-00001.warc.gz`, ... (`.warc`: uncompressed); `bitext mine-warc` reads them back.",
+        group=_CRAWL, shown_type="path", shown_default="unset", parse=_warc_output_path)
+    warc_max_bytes: int = setting(
+        1_000_000_000, "A WARC output file is closed once it holds this many bytes (as written, "
+        "compressed); the next response opens the next file.", group=_CRAWL, low=1)
+    warc_keep_truncated: bool = setting(
+        False, "`bitext mine-warc`: mine the pages of truncated records (`WARC-Truncated`, such as "
+        "Common Crawl's payloads cut at 1 MiB) as they are; off, they are skipped.", group=_CRAWL)
     # Size filter (Tomás et al., section 4): largest relative difference allowed.
     size_file_tolerance: float = setting(
         0.30, "Largest relative difference of file sizes (in bytes or in characters, the closer) "
@@ -351,6 +373,23 @@ class BitextConfig:
     provisional_pairs: bool = setting(
         True, "Send pairs accepted as pages arrive through the item flow (`status` `provisional`); "
         "the final pairs are sent when the spider goes idle either way.", group=_CRAWL)
+    # Focused crawling (Papavassiliou et al., ILSP-FC, sections 3.5-3.6; docs/focused_crawl.md).
+    domain: str = setting(
+        "", "Domain definition of a focused crawl: a file of ILSP-FC's `WEIGHT:TERM=SUBDOMAIN[>LANG]` "
+        "lines (also `-a domain=FILE`). With it each page's relevance (p, m) is scored and stored, "
+        "only relevant pages are paired, and each site's links are followed best first.",
+        group=_FOCUS, shown_type="path", shown_default="unset")
+    # t1 and t2 of section 3.5; p is in the domain file's weight units (a term of weight 100 in the
+    # title alone gives 1,000, once in the main text 100).
+    topic_min_score: float = setting(
+        300.0, "A page is relevant when its score p (term weight x location weight, summed over the "
+        "occurrences in title, metadata, keywords and main text) reaches this ...", group=_FOCUS, low=0)
+    topic_min_terms: int = setting(
+        3, "... and its main content holds at least this many distinct domain terms (m).", group=_FOCUS, low=0)
+    # c of section 3.6: "a high positive value" that puts a relevant page's translations first.
+    topic_translation_bonus: float = setting(
+        1000.0, "Added to the score of a relevant page's link that looks like a link to its translation "
+        "(hreflang, a language switcher, the same URL with another language code).", group=_FOCUS, low=0)
 
     @classmethod
     def settings(cls) -> tuple[Setting, ...]:

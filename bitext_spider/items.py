@@ -8,6 +8,7 @@ from matchers.content.content_match import AlignedSentences
 from matchers.page.linearize import Linearized
 from matchers.page.page_content import PageContent, StoredParagraph
 from matchers.page.page_parse import ParsedPage
+from matchers.page.topic_relevance import TopicScore
 from matchers.site.page_index import CandidateSet
 
 
@@ -55,6 +56,13 @@ class PageItem:
     # other language, sentences), stored with the page.
     aligned: list[tuple[str, str, AlignedSentences]] = field(default_factory=list, repr=False)
     note: str = ""
+    # Relevance to the domain of a focused crawl (matchers.page.topic_relevance); None without one.
+    topic: TopicScore | None = None
+    # Each stored main-content paragraph's domain terms (ILSP-FC's ``topic`` attribute).
+    paragraph_topics: list[list[str]] = field(default_factory=list, repr=False)
+    # The request priority of each of ``links`` (a focused crawl's link scores), stored so that a
+    # resumed crawl ranks its frontier as the interrupted one did.
+    link_priorities: list[int] = field(default_factory=list, repr=False)
 
 
 @dataclass

@@ -66,6 +66,8 @@ class SiteState:
     # Last-Modified), written at close so the next run asks with them.
     refreshed: dict[str, tuple[str, str]] = field(default_factory=dict)
     started_at: float | None = None  # time.monotonic() of the site's first request (BITEXT_SITE_TIME_LIMIT)
+    # A resumed focused crawl's frontier: each link's best request priority on the stored pages.
+    frontier_priorities: dict[str, int] = field(default_factory=dict)
     timed_out: bool = False
 
     @property
@@ -190,6 +192,11 @@ class BitextRuntime:
             links.update(dict.fromkeys(page.links))
             state.recrawl_pages.append(
                 StoredValidators(page.url, page.links, page.published, page.etag, page.last_modified))
+            if page.topic and page.topic.get("links"):
+                best = state.frontier_priorities
+                for url, prio in zip(page.links, page.topic["links"], strict=False):
+                    if prio > best.get(url, 0):
+                        best[url] = prio
             if page.eligible and page.lang and page.tokens is not None:
                 content = page_content(page.paragraphs, page.lang) if page.paragraphs else None
                 # The same admission as a live page's (pipelines/size_filter.py); a stored page was

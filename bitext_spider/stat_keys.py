@@ -43,9 +43,11 @@ _CANDIDATES = "Candidates after each filter"
 _PAIRS = "Pairs and sentences"
 _CONTENT = "Content filter and main content"
 _EVIDENCE = "Dictionary, decision and site evidence"
+_FOCUS = "Focused crawl"
+_WARC = "WARC archives"
 _CRAWL = "Crawl, time and errors"
 
-GROUPS = (_PAGES, _CANDIDATES, _PAIRS, _CONTENT, _EVIDENCE, _CRAWL)
+GROUPS = (_PAGES, _CANDIDATES, _PAIRS, _CONTENT, _EVIDENCE, _FOCUS, _WARC, _CRAWL)
 
 STATS: tuple[Stat, ...] = (
     # Pages
@@ -147,6 +149,40 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/url_keys/keys", "URL pairing keys of the site last recomputed.", _EVIDENCE),
     Stat("bitext/url_keys/recomputed", "Times a site's URL pairing keys were recomputed (each time its "
          "URLs double).", _EVIDENCE),
+    # Focused crawl
+    Stat("bitext/domain/relevant", "Pages relevant to the domain of a focused crawl (p and m reach "
+         "`BITEXT_TOPIC_MIN_SCORE` and `BITEXT_TOPIC_MIN_TERMS`).", _FOCUS),
+    Stat("bitext/domain/irrelevant", "Pages not relevant to the domain: stored, their links followed, never "
+         "paired.", _FOCUS),
+    Stat("bitext/domain/links_ranked", "Links of fetched pages given a priority from their score s_l.", _FOCUS),
+    Stat("bitext/domain/translation_links", "Of those, links of relevant pages that looked like a link to a "
+         "translation (given `BITEXT_TOPIC_TRANSLATION_BONUS`).", _FOCUS),
+    Stat("bitext/domain/frontier_left", "Links still waiting in the sites' best-first frontiers when the "
+         "spider closed (the page budget was spent on better ones).", _FOCUS),
+    # WARC archives (docs/warc.md)
+    Stat("bitext/warc/written/responses", "Responses archived by `BITEXT_WARC_OUTPUT` (each with its request "
+         "record).", _WARC),
+    Stat("bitext/warc/written/bytes", "Bytes of WARC records written (compressed).", _WARC),
+    Stat("bitext/warc/written/files", "WARC files the crawl wrote.", _WARC),
+    Stat("bitext/warc/written/lost", "Responses not archived because writing the WARC output failed (logged "
+         "as an error).", _WARC),
+    Stat("bitext/warc/read/records", "WARC records read by `bitext mine-warc` (every type).", _WARC),
+    Stat("bitext/warc/read/responses", "Response records handed to the spider's callbacks, as a crawl's "
+         "downloads are.", _WARC),
+    Stat("bitext/warc/sites", "Sites the WARC records were grouped into (by host, or by seeds line).", _WARC),
+    Stat("bitext/warc/skipped/revisit", "Revisit records (no payload; an earlier capture's copy).", _WARC),
+    Stat("bitext/warc/skipped/truncated", "Truncated records (`WARC-Truncated`), unless "
+         "`BITEXT_WARC_KEEP_TRUNCATED`.", _WARC),
+    Stat("bitext/warc/skipped/status", "Response records whose status is not 2xx (nor a redirect).", _WARC),
+    Stat("bitext/warc/skipped/redirect", "Redirects: 3xx records and pages a meta refresh sends elsewhere.",
+         _WARC),
+    Stat("bitext/warc/skipped/undecodable", "Records whose content encoding cannot be decoded.", _WARC),
+    Stat("bitext/warc/skipped/not_http", "Response records of a scheme other than http(s) (`dns:`).", _WARC),
+    Stat("bitext/warc/skipped/duplicate", "Records of a URL already read (its first record is its page).",
+         _WARC),
+    Stat("bitext/warc/skipped/too_large", "Responses over `DOWNLOAD_MAXSIZE`.", _WARC),
+    Stat("bitext/warc/errors/input", "WARC files that could not be read to their end (the records before the "
+         "fault were mined).", _WARC),
     # Crawl
     Stat("bitext/seeds/sites", "Sites in the seeds.", _CRAWL),
     Stat("bitext/recrawl/requested", "Stored listing pages asked for again, conditionally, by a repeated "

@@ -46,6 +46,8 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         images=item.images,
         note=item.note[:255],
         canonical=item.canonical,
+        topic=({**item.topic.as_json(), "paragraphs": item.paragraph_topics, "links": item.link_priorities}
+               if item.topic is not None else None),
         published=item.published,
         etag=item.etag[:255],
         last_modified=item.last_modified[:64],

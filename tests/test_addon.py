@@ -30,6 +30,7 @@ from bitext_spider.crawl.middlewares import PageItemMiddleware, RobotsTxtMiddlew
 from bitext_spider.crawl.pair_flow import FinalPairs
 from bitext_spider.crawl.seeds import page_site
 from bitext_spider.crawl.site_limits import SiteLimitsMiddleware
+from bitext_spider.crawl.warc_output import WarcOutput
 from bitext_spider.demo.loopback_server import free_port, serve_site
 from bitext_spider.demo.site import generate_site
 from bitext_spider.items import PageItem
@@ -58,7 +59,7 @@ def test_addon_turns_everything_on():
     pipelines = named(s, "ITEM_PIPELINES")
     assert pipelines == {load_object(path): order for path, order in ITEM_PIPELINES.items()}
     assert named(s, "SPIDER_MIDDLEWARES") == {PageItemMiddleware: 950}
-    assert named(s, "EXTENSIONS") == {BitextLogStats: 500, FinalPairs: 510, FeedGuard: 520}
+    assert named(s, "EXTENSIONS") == {BitextLogStats: 500, FinalPairs: 510, FeedGuard: 520, WarcOutput: 530}
     from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobots
     assert named(s, "DOWNLOADER_MIDDLEWARES") == {ScrapyRobots: None, RobotsTxtMiddleware: 100,
                                                   SiteLimitsMiddleware: 50}
@@ -257,8 +258,10 @@ def test_pipelines_pass_foreign_items_on(path, tmp_path):
         sys.path.remove(str(ROOT / "docs" / "examples"))
     dictionary = tmp_path / "en-fr.dic"  # so that the dictionary stage is on too
     dictionary.write_text("en\tfr\nbook\tlivre\n", encoding="utf-8")
+    domain = tmp_path / "domain.txt"  # and the topic stage of a focused crawl
+    domain.write_text("100:book=library>en\n", encoding="utf-8")
     crawler = get_crawler(UserSpider, {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'f.db'}",
-                                       "BITEXT_DICTIONARY": str(dictionary)})
+                                       "BITEXT_DICTIONARY": str(dictionary), "BITEXT_DOMAIN": str(domain)})
     runtime = BitextRuntime.of(crawler)
     stage = cls.from_crawler(crawler)
     foreign = [{"title": "a dict", "body": b"<html></html>"}, Quote("a dataclass"), ["a", "list"]]

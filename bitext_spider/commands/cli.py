@@ -3,9 +3,11 @@
     bitext export pairs|candidates|pages|keys [--db URL] [--format tsv|jsonl] [-o FILE[.gz]]
     bitext export sentences [--db URL] [--format tsv|jsonl|bitextor|tmx|moses] [--langs L1-L2]
                             [--min-score X] [-o PATH[.gz]]
+    bitext export documents [--db URL] --format cesdoc [-o DIR | -o FILE.xml[.gz]]
     bitext eval --db URL --gold GOLD.tsv [--crawled] [--gold-sentences FILE] [--langs en,fr] [--json]
     bitext resolve --db URL [--set NAME=VALUE ...]
     bitext demo [--dir DIR] [--docs N] [--langs en,fr,de,es]
+    bitext mine-warc FILE.warc.gz [FILE ...] --db URL [--seeds FILE] [--langs en,fr] [-s NAME=VALUE ...]
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def _open_store(db: str) -> Store | None:
 def cmd_export(args: argparse.Namespace) -> int:
     if args.what == "sentences":
         return cmd_export_sentences(args)
+    if args.what == "documents":
+        return cmd_export_documents(args)
     if args.what == "dictionary":
         return cmd_export_dictionary(args)
     if args.langs:
@@ -113,6 +117,29 @@ def _write_sentences(store: Store, args: argparse.Namespace) -> int:
     }[args.format]
     with open_output(args.output) as fh:
         return write(pairs, fh)
+
+
+def cmd_export_documents(args: argparse.Namespace) -> int:
+    """ILSP-FC's per-document XML (bitext_spider.store.cesdoc_export)."""
+    if args.format not in ("cesdoc", "tsv"):  # tsv: --format left out
+        return _fail("documents are exported as --format cesdoc")
+    if args.langs or args.min_score is not None:
+        return _fail("--langs and --min-score are only for sentences")
+    from bitext_spider.store import cesdoc_export
+
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        docs, pairs = cesdoc_export.write_documents(store, args.output)
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
+        return _fail(describe_database_error(store.url, exc))
+    finally:
+        store.close()
+    print(f"bitext: {docs} documents and {pairs} pairs exported", file=sys.stderr)
+    return 0
 
 
 def cmd_export_dictionary(args: argparse.Namespace) -> int:
@@ -331,10 +358,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
-    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys", "dictionary"])
+    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys", "dictionary", "documents"])
     ex.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
-    ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses", "bitextor"], default="tsv",
-                    help="tmx, moses and bitextor: sentences only")
+    ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses", "bitextor", "cesdoc"], default="tsv",
+                    help="tmx, moses and bitextor: sentences only; cesdoc: documents only (ILSP-FC's XML, "
+                         "-o DIR for a file per document)")
     ex.add_argument("--min-score", type=float, metavar="X",
                     help="sentences: keep those scoring at least this")
     ex.add_argument("--min-prob", type=float, default=0.2, metavar="P",
@@ -367,9 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                     help="a setting, as `scrapy crawl -s` takes it (e.g. BITEXT_DICTIONARY=en-fr.dic)")
     rs.set_defaults(func=cmd_resolve)
-    from bitext_spider.commands import db_cli
+    from bitext_spider.commands import db_cli, mine_warc
 
     db_cli.add_parser(sub)
+    mine_warc.add_parser(sub)
     sc = sub.add_parser("schedule", help="shard the seeds' sites over Scrapyd nodes, run them, report per node")
     sc.add_argument("--nodes", required=True, help="comma-separated Scrapyd URLs, e.g. http://n1:6800,http://n2:6800")
     sc.add_argument("--seeds", required=True, help="seeds file (one site a line)")

@@ -35,6 +35,8 @@ def explain(store: Store, url1: str, url2: str, out: IO[str]) -> int:
             else:
                 why = "" if page.eligible else f" (not paired: {page.note or 'language not of interest'})"
                 out.write(f"{url}: {page.lang or 'und'}, {page.n_words} words{why}\n")
+                if page.topic:
+                    out.write(_topic_line(page.topic))
         if len(pages) < 2:
             return 1
         a, b = pages[url1].id, pages[url2].id
@@ -71,6 +73,15 @@ def explain(store: Store, url1: str, url2: str, out: IO[str]) -> int:
     else:
         out.write("final pair: no\n")
     return 0
+
+
+def _topic_line(topic: dict[str, Any]) -> str:
+    """A focused crawl's relevance of a page (matchers.page.topic_relevance), on one line."""
+    terms = sorted((topic.get("terms") or {}).items(), key=lambda kv: -kv[1])
+    shown = ", ".join(f"{t} x{n}" for t, n in terms[:8]) + (", ..." if len(terms) > 8 else "")
+    verdict = "relevant" if topic.get("relevant") else "not relevant"
+    return (f"  domain {topic.get('domain') or '?'}: {verdict}, p {topic.get('p', 0):g}, m {topic.get('m', 0)}"
+            f"{'; terms: ' + shown if shown else ''}\n")
 
 
 def _partners(s: Session, p1: Any, p2: Any, page_a: PageRow, page_b: PageRow) -> list[str]:

@@ -4,6 +4,7 @@ The reference spider of the project; any other spider gets its pages from the ad
 middleware (docs/addon.md).
 
     scrapy crawl site -a seeds=list.txt [-a langs=en,fr] [-a since=YYYY-MM-DD] [-a refresh=all|REGEX]
+                      [-a domain=FILE]
 
 It stays on each site's hosts, follows ``<a href>``, ``<link rel="alternate" hreflang>``, RSS/Atom
 feeds and XML sitemaps (from links and from robots.txt ``Sitemap:`` lines), skips non-HTML
@@ -11,7 +12,9 @@ content, honours ``BITEXT_MAX_PAGES_PER_SITE``, ``DEPTH_LIMIT`` and ``BITEXT_SIT
 following link traps and pathological paths (bitext_spider.crawl.link_traps), and resumes from the database:
 pages already stored are not fetched again and their links seed the frontier; on such a repeated
 run feeds come first and listing pages are asked for again conditionally
-(bitext_spider.crawl.recrawl, which also says what ``since`` and ``refresh`` do).
+(bitext_spider.crawl.recrawl, which also says what ``since`` and ``refresh`` do).  With
+``-a domain=FILE`` the crawl is focused (bitext_spider.crawl.focused): each page's relevance is
+scored, and each site's links wait in a best-first frontier, requested best score first.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from urllib.parse import urlsplit
 import parsel
 import scrapy
 from protego import Protego
-from scrapy.exceptions import IgnoreRequest
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response, TextResponse, XmlResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.utils.gz import gunzip
@@ -35,6 +39,7 @@ from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from bitext_spider.config import BitextConfig, scrapy_ignored_extensions
+from bitext_spider.crawl.focused import START_PRIORITY, BestFirstFrontier, focus_page, load_domain
 from bitext_spider.crawl.middlewares import SITE_META, is_html
 from bitext_spider.crawl.recrawl import (
     RecrawlPlan,
@@ -64,6 +69,8 @@ _SITE = SITE_META
 _REFRESH = "bitext_refresh"
 # The publication day a feed gave the page (RSS pubDate, Atom published/updated).
 _FEED_DAY = "bitext_feed_day"
+# A request a focused crawl's frontier handed to Scrapy: its answer frees a place in the window.
+_FOCUS = "bitext_focus"
 
 
 def _job_failed(message: str) -> None:
@@ -82,8 +89,11 @@ class SiteSpider(scrapy.Spider):
     name = "site"
 
     def __init__(self, seeds: str | None = None, langs: str | None = None, since: str | None = None,
-                 refresh: str | None = None, **kwargs: Any) -> None:
+                 refresh: str | None = None, domain: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.domain_arg = domain
+        self.domain = None  # the focused crawl's Domain (matchers.page.domain_terms), set by from_crawler
+        self.frontiers: dict[str, BestFirstFrontier] = {}
         self.seeds_arg = seeds
         self.langs_arg = langs
         self.since_arg, self.refresh_arg = since, refresh
@@ -97,6 +107,8 @@ class SiteSpider(scrapy.Spider):
     def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
         if kwargs.get("langs"):
             crawler.settings.set("BITEXT_LANGS", kwargs["langs"], priority="spider")
+        if kwargs.get("domain"):
+            crawler.settings.set("BITEXT_DOMAIN", kwargs["domain"], priority="spider")
         spider = super().from_crawler(crawler, *args, **kwargs)
         try:
             spider.sites = spider._load_sites()
@@ -110,6 +122,17 @@ class SiteSpider(scrapy.Spider):
         except ValueError as exc:  # a BITEXT_* setting out of range or of the wrong type
             _job_failed(str(exc))
             raise ConfigError(str(exc)) from exc
+        try:
+            spider.domain = load_domain(config)
+        except UserError as exc:
+            _job_failed(str(exc))
+            raise
+        if spider.domain is not None:
+            for problem in spider.domain.problems:
+                logger.error(problem)
+            logger.info("focused crawl: domain %s, %d terms (languages: %s)", spider.domain.name,
+                        len(spider.domain.terms), ", ".join(sorted(spider.domain.langs)) or "any")
+            crawler.signals.connect(spider._idle, signal=signals.spider_idle)
         try:
             spider.runtime = BitextRuntime.of(crawler)
         except UserError as exc:
@@ -194,6 +217,11 @@ class SiteSpider(scrapy.Spider):
         """The seed URLs and the resumed frontier; on a repeated run feeds first, then the listing
         pages asked for again conditionally (bitext_spider.crawl.recrawl)."""
         site = state.site
+        if not state.recrawl_pages and self.domain is not None:
+            for url in site.start_urls:
+                self._enqueue(url, state, 0, START_PRIORITY)
+            yield from self._release(state)
+            return
         if not state.recrawl_pages:
             for url in list(site.start_urls) + state.frontier:
                 req = self._request(url, state)
@@ -213,22 +241,98 @@ class SiteSpider(scrapy.Spider):
             if req is not None:
                 self.crawler.stats.inc_value("bitext/recrawl/requested")
                 yield req
-        for url in list(site.start_urls) + [u for u in state.frontier if not looks_like_feed(u)]:
+        rest = list(site.start_urls) + [u for u in state.frontier if not looks_like_feed(u)]
+        if self.domain is not None:
+            for url in rest:  # a stored page's links, with the best priority the stored pages gave them
+                prio = START_PRIORITY if url in site.start_urls else state.frontier_priorities.get(url, 0)
+                self._enqueue(url, state, 0, prio)
+            yield from self._release(state)
+            return
+        for url in rest:
             req = self._request(url, state)
             if req is not None:
                 yield req
 
     def _follow(
-        self, urls: Iterable[str], state: SiteState, response: Response, absolute: bool = False
+        self, urls: Iterable[str], state: SiteState, response: Response, absolute: bool = False,
+        priorities: dict[str, int] | None = None,
     ) -> Iterator[scrapy.Request]:
         """Requests for ``urls``, resolved against the response unless ``absolute`` (page links
         are resolved by follow_links; ``response.urljoin`` would decode the page's text again
-        on the reactor just to look for a ``<base>``)."""
+        on the reactor just to look for a ``<base>``).  A focused crawl queues them in the site's
+        frontier, with their ``priorities``, instead: ``parse`` requests the best ones."""
         depth = int(response.meta.get("depth", 0)) + 1
         for url in urls:
+            if self.domain is not None:
+                url = url if absolute else response.urljoin(url)
+                self._enqueue(url, state, depth, priorities.get(url, 0) if priorities else 0)
+                continue
             req = self._request(url if absolute else response.urljoin(url), state, depth)
             if req is not None:
                 yield req
+
+    # -- focused crawl: the best-first frontier (bitext_spider.crawl.focused) ------------------
+    def _frontier(self, state: SiteState) -> BestFirstFrontier:
+        frontier = self.frontiers.get(state.key)
+        if frontier is None:
+            frontier = self.frontiers[state.key] = BestFirstFrontier()
+        return frontier
+
+    def _enqueue(self, url: str, state: SiteState, depth: int, prio: int, meta: dict[str, Any] | None = None) -> None:
+        url = fetch_url(url)
+        if (url in state.requested_urls or url in state.stored_urls
+                or urlsplit(url).netloc.lower() not in state.site.hosts):
+            return
+        frontier = self._frontier(state)
+        frontier.push(url, prio, depth)
+        if meta:
+            frontier.meta[url] = meta
+
+    def _release(self, state: SiteState) -> Iterator[scrapy.Request]:
+        """The frontier's best links, as many as the site's window has room for."""
+        frontier = self._frontier(state)
+        cap = self.runtime.config.max_pages_per_site
+        while frontier.room() and not (cap and state.requested >= cap):
+            best = frontier.pop()
+            if best is None:
+                return
+            url, prio, depth = best
+            meta = {_FOCUS: True, **frontier.meta.pop(url, {})}
+            req = self._request(url, state, depth, priority=prio, meta=meta)
+            if req is not None:
+                frontier.in_flight += 1
+                yield req
+
+    def _answered(self, request: scrapy.Request | None) -> SiteState | None:
+        """Free the window place of a request the frontier handed out; its site's state."""
+        if request is None or not request.meta.get(_FOCUS):
+            return None
+        key = request.meta.get(_SITE)
+        frontier = self.frontiers.get(key) if key else None
+        if frontier is None or key not in self.runtime.sites:
+            return None
+        request.meta[_FOCUS] = False  # a response and an error for one request free one place
+        frontier.in_flight = max(0, frontier.in_flight - 1)
+        return self.runtime.sites[key]
+
+    def _idle(self, spider: Any = None) -> None:
+        """Nothing is downloading: a request that never came back (dropped on the way without an
+        answer) no longer holds its window place; the frontiers' next links go out."""
+        released = []
+        for key, frontier in self.frontiers.items():
+            frontier.in_flight = 0
+            state = self.runtime.sites.get(key)
+            if state is not None:
+                released.extend(self._release(state))
+        for req in released:
+            self.crawler.engine.crawl(req)
+        if released:
+            raise DontCloseSpider
+
+    def closed(self, reason: str) -> None:
+        left = sum(len(f) for f in self.frontiers.values())
+        if self.domain is not None:
+            self.crawler.stats.set_value("bitext/domain/frontier_left", left)
 
     # -- callbacks ----------------------------------------------------------------------------
     def parse_robots(self, response: Response) -> Iterator[scrapy.Request]:
@@ -239,6 +343,18 @@ class SiteSpider(scrapy.Spider):
         yield from self._follow(robots.sitemaps, state, response)
 
     async def parse(self, response: Response) -> AsyncIterator[Any]:
+        state = self._answered(response.request)
+        async for out in self._parse_response(response):
+            yield out
+        if self.domain is not None:
+            # Any answer may have brought links better than those waiting (a repeated crawl's
+            # listing pages are not the frontier's requests).
+            state = state or self.runtime.sites.get(response.meta.get(_SITE, ""))
+            if state is not None:
+                for req in self._release(state):
+                    yield req
+
+    async def _parse_response(self, response: Response) -> AsyncIterator[Any]:
         state = self.runtime.site(response.meta[_SITE])
         stats = self.crawler.stats
         if urlsplit(response.url).netloc.lower() not in state.site.hosts:
@@ -252,6 +368,9 @@ class SiteSpider(scrapy.Spider):
                 # A feed item's pubDate dates the page when the page itself does not say.
                 day = days.get(url.strip())
                 meta = {_FEED_DAY: day} if day is not None else {}
+                if self.domain is not None:
+                    self._enqueue(response.urljoin(url), state, int(response.meta.get("depth", 0)) + 1, 0, meta)
+                    continue
                 req = self._request(response.urljoin(url), state, int(response.meta.get("depth", 0)) + 1, meta=meta)
                 if req is not None:
                     yield req
@@ -282,6 +401,7 @@ class SiteSpider(scrapy.Spider):
         state.pages_seen += 1
         content_type = response.headers.get("Content-Type", b"").decode("latin-1")
         parsed = None
+        focus = None
         if self.runtime.config.enabled:
             # The page's one parse gives both the links to follow and what the stages need (in
             # the parse worker, off the reactor thread, when there is one).
@@ -300,6 +420,12 @@ class SiteSpider(scrapy.Spider):
                 stats.inc_value("bitext/traps/detected")
                 logger.warning("site %s: link trap at %s (%d pages, %d of them with new text or links); its URLs "
                                "are no longer fetched", state.key, trap.pattern, trap.pages, trap.productive)
+            if self.domain is not None:
+                focus = focus_page(self.domain, self.runtime.config, parsed, response.url,
+                                   scrapy_ignored_extensions())
+                stats.inc_value("bitext/domain/links_ranked", len(links))
+                if focus.translation_links:
+                    stats.inc_value("bitext/domain/translation_links", focus.translation_links)
         else:
             # Matching off: the links are all a plain crawl needs.
             links = self._page_links(response, state)
@@ -317,12 +443,20 @@ class SiteSpider(scrapy.Spider):
             published=response.meta.get(_FEED_DAY),
             etag=response.headers.get("ETag", b"").decode("latin-1"),
             last_modified=response.headers.get("Last-Modified", b"").decode("latin-1"),
+            topic=focus.topic if focus is not None else None,
+            link_priorities=[focus.priorities.get(u, 0) for u in links] if focus is not None else [],
         )
-        for req in self._follow(links, state, response, absolute=True):
+        for req in self._follow(links, state, response, absolute=True,
+                                priorities=focus.priorities if focus is not None else None):
             yield req
 
-    def on_error(self, failure: Failure) -> None:
+    def on_error(self, failure: Failure) -> list[scrapy.Request]:
         request = failure.request  # type: ignore[attr-defined]
+        focused = self._answered(request)
+        self._on_error(failure, request)
+        return list(self._release(focused)) if focused is not None else []
+
+    def _on_error(self, failure: Failure, request: scrapy.Request) -> None:
         key = request.meta.get(_SITE)
         state = self.runtime.sites.get(key) if key else None
         if state is not None and not request.url.endswith("/robots.txt"):

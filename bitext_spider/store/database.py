@@ -128,7 +128,7 @@ class Store(ModelRows):
             PageRow.id, PageRow.url, PageRow.lang, PageRow.eligible, PageRow.size_bytes,
             PageRow.size_chars, PageRow.n_tags, PageRow.n_paragraphs, PageRow.tokens, PageRow.links,
             PageRow.paragraphs, PageRow.outlinks, PageRow.images, PageRow.canonical, PageRow.published,
-            PageRow.etag, PageRow.last_modified,
+            PageRow.etag, PageRow.last_modified, PageRow.topic,
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
@@ -144,6 +144,7 @@ class Store(ModelRows):
                     row.published,
                     row.etag or "",
                     row.last_modified or "",
+                    row.topic,
                 )
 
     # -- writes -----------------------------------------------------------------------------

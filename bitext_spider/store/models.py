@@ -102,6 +102,11 @@ class PageRow(Base):
     # The response's ETag and Last-Modified: a repeated crawl asks for listing pages conditionally.
     etag: Mapped[str] = mapped_column(String(255), default="", server_default="")
     last_modified: Mapped[str] = mapped_column(String(64), default="", server_default="")
+    # A focused crawl's relevance of the page to its domain (matchers.page.topic_relevance):
+    # {"domain", "p", "m", "relevant", "terms", "subdomains", "paragraphs": each stored
+    # paragraph's domain terms, "links": the request priority of each of ``links``}; NULL for a
+    # crawl without a domain.
+    topic: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class _PagePair:

@@ -125,3 +125,4 @@ class StoredPage:
     published: int | None = None
     etag: str = ""
     last_modified: str = ""
+    topic: dict[str, Any] | None = None  # a focused crawl's relevance and link priorities
