@@ -52,6 +52,9 @@ class PageItem:
     outlinks: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
     images: list[str] = field(default_factory=list, repr=False)
     candidates: list[CandidateSet] = field(default_factory=list, repr=False)
+    # Rows per language of the site's index when the page entered it (its own included): what
+    # the page is compared with on content as it arrives (matchers.content.content_candidates).
+    visible: dict[str, int] | None = field(default=None, repr=False)
     # The page's best match per language as a trained content model aligned it: (other URL,
     # other language, sentences), stored with the page.
     aligned: list[tuple[str, str, AlignedSentences]] = field(default_factory=list, repr=False)

@@ -55,7 +55,7 @@ class ContentFilterPipeline(MatchingStage):
         state = self.runtime.site(item.site)
         aligned, cpu = await asyncio.get_running_loop().run_in_executor(
             self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
-            item.candidates, item.published,
+            item.candidates, item.published, item.visible,
         )
         self._cpu.add(self.stats, cpu)
         item.aligned = [(state.index.index(lang).urls[row], lang, kept) for lang, row, kept in aligned]

@@ -58,6 +58,7 @@ class SizeFilterPipeline(MatchingStage):
             item.note = f"duplicate of {original}"
             self.stats.inc_value("bitext/pages/duplicates")
             return item
+        item.visible = {lang: len(rows) for lang, rows in site.index.languages.items()}
         item.candidates, compared = size_candidates(site.index, page, candidates, self.config)
         passed = sum(len(c) for c in item.candidates)
         self.stats.inc_value("bitext/candidates/compared", compared)

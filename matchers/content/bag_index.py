@@ -146,17 +146,19 @@ class BagIndex:
     def query(
         self, content: PageContent, other_lang: str, *, translate: Translate | None = None, k: int = 3,
         day: int | None = None, window: int = 0, max_length_diff: float = 1.0,
-        exclude: Callable[[int], bool] | None = None,
+        exclude: Callable[[int], bool] | None = None, limit: int | None = None,
     ) -> BagMatch:
         """The ``k`` pages of ``other_lang`` most similar to ``content`` (cosine > 0), after the
-        date and length blocking; ``exclude(row)`` leaves rows out."""
+        date and length blocking; ``exclude(row)`` leaves rows out, and so does ``limit``: only
+        rows below it are compared (the pages that had arrived when a page did)."""
         query = translated_terms(self.terms(content), translate)
         with self._lock:
-            return self._query(query, float(content.length), other_lang, k, day, window, max_length_diff, exclude)
+            return self._query(query, float(content.length), other_lang, k, day, window, max_length_diff, exclude,
+                               limit)
 
     def _query(
         self, query: dict[str, float], length: float, other_lang: str, k: int, day: int | None, window: int,
-        max_length_diff: float, exclude: Callable[[int], bool] | None,
+        max_length_diff: float, exclude: Callable[[int], bool] | None, limit: int | None = None,
     ) -> BagMatch:
         empty = BagMatch(np.zeros(0, np.int64), np.zeros(0))
         bags = self._langs.get(other_lang)
@@ -188,6 +190,8 @@ class BagIndex:
             lengths = np.frombuffer(bags.lengths, dtype=np.int64).astype(np.float64)
             own = length
             ok &= np.abs(lengths - own) <= max_length_diff * np.maximum(np.maximum(lengths, own), 1.0)
+        if limit is not None:
+            ok[max(0, limit):] = False
         rows = np.flatnonzero(ok)
         if exclude is not None and len(rows):
             rows = rows[[not exclude(int(r)) for r in rows]]

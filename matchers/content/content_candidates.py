@@ -66,17 +66,22 @@ class ContentCandidates:
 
     def find(
         self, index: SiteIndex, content: PageContent, day: int | None, lang: str, k: int,
-        exclude: Callable[[int], bool] | None = None,
+        exclude: Callable[[int], bool] | None = None, visible: dict[str, int] | None = None,
     ) -> list[ContentCandidate]:
         """Up to ``k`` pages of ``lang`` for ``content`` (a page of ``index`` published on
-        ``day``), best first; ``exclude(row)`` leaves rows of ``lang`` out."""
+        ``day``), best first; ``exclude(row)`` leaves rows of ``lang`` out.  ``visible``: the rows
+        per language that had arrived with the page (its own included); later pages are left out,
+        so what a page is compared with as it arrives does not depend on how far the site's other
+        pages have got through the pipelines meanwhile."""
         bags = index.bags
+        limit = None if visible is None else visible.get(lang, 0)
         found = bags.query(content, lang, translate=self.translator(content.lang, lang), k=max(k, 2), day=day,
-                           window=self.window, max_length_diff=self.max_length_diff, exclude=exclude)
+                           window=self.window, max_length_diff=self.max_length_diff, exclude=exclude, limit=limit)
         rows, cosines = found.rows.tolist()[:k], found.cosines.tolist()
         # Only the page's own best can be a mutual best, and only by a margin.
         first = bool(rows) and _clear_best(cosines)
-        out = [ContentCandidate(int(r), float(c), n == 0 and first and self._mutual(index, content, lang, int(r)))
+        own = None if visible is None else visible.get(content.lang, 0)
+        out = [ContentCandidate(int(r), float(c), n == 0 and first and self._mutual(index, content, lang, int(r), own))
                for n, (r, c) in enumerate(zip(rows, cosines, strict=False))]
         taken = {c.row for c in out}
         lengths = bags.lengths(lang)  # a copy has no bag: length 0, never close
@@ -84,7 +89,7 @@ class ContentCandidates:
         order = np.argsort(diff, kind="stable")
         order = order[(diff[order] <= self.max_length_diff) & (lengths[order] > 0)].tolist()
         rows = [r for r in order if r not in taken and (exclude is None or not exclude(r))
-                and self._near(day, bags.day(lang, r))][:k - len(out)]
+                and (limit is None or r < limit) and self._near(day, bags.day(lang, r))][:k - len(out)]
         return out + [ContentCandidate(r, float("nan"), False) for r in rows]
 
     def _near(self, day: int | None, other: int | None) -> bool:
@@ -106,14 +111,15 @@ class ContentCandidates:
         return (bool(len(best.rows)) and int(best.rows[0]) == row2 and _clear_best(best.cosines.tolist())
                 and self._mutual(index, content1, lang2, row2))
 
-    def _mutual(self, index: SiteIndex, content: PageContent, lang: str, row: int) -> bool:
-        """Whether ``content`` is the closest page of its language to page ``row`` of ``lang``."""
+    def _mutual(self, index: SiteIndex, content: PageContent, lang: str, row: int, limit: int | None = None) -> bool:
+        """Whether ``content`` is the closest page of its language to page ``row`` of ``lang``
+        (among its language's rows below ``limit``)."""
         other = index.index(lang).content[row]
         if other is None:
             return False
         back = index.bags.query(other, content.lang, translate=self.translator(lang, content.lang), k=2,
                                 day=index.bags.day(lang, row), window=self.window,
-                                max_length_diff=self.max_length_diff)
+                                max_length_diff=self.max_length_diff, limit=limit)
         return (bool(len(back.rows)) and index.index(content.lang).content[int(back.rows[0])] is content
                 and _clear_best(back.cosines.tolist()))
 

@@ -134,7 +134,7 @@ class ContentFilter:
     # -- at arrival ---------------------------------------------------------------------------
     def filter_page(
         self, site_id: int, index: SiteIndex, content: PageContent, candidates: list[CandidateSet],
-        day: int | None = None,
+        day: int | None = None, visible: dict[str, int] | None = None,
     ) -> list[tuple[str, int, AlignedSentences]]:
         """Judge the new page's candidates (narrowed in place, scores added).  Returns the page's
         best accepted match per language as ``(language, row, sentences)`` when a trained model
@@ -187,7 +187,7 @@ class ContentFilter:
             # A page searched only because it is alone takes mutual bests now; other candidates are
             # left to the close sweep, when every page is in and the best may be another.
             found_by_lang = self._rescue(site_id, index, content, empty, rejected, day, young=True,
-                                         mutual_only=not cfg.content_rescue_at_arrival)
+                                         mutual_only=not cfg.content_rescue_at_arrival, visible=visible)
             for lang, found in found_by_lang.items():
                 cand = by_lang.get(lang)
                 if cand is None:
@@ -213,6 +213,7 @@ class ContentFilter:
     def _rescue(
         self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
         exclude: Container[tuple[str, int]], day: int | None, young: bool = False, mutual_only: bool = False,
+        visible: dict[str, int] | None = None,
     ) -> dict[str, _Rescued]:
         """Pages of ``langs`` that only content can pair with ``content``'s page (published on
         ``day``): the closest in translated bag of words (matchers.content.content_candidates), not
@@ -237,7 +238,7 @@ class ContentFilter:
                 model, cfg.content_rescue_min_share, cfg.content_mature_sentences)
             need_mutual = min(need, MUTUAL_MIN_SHARE * maturity(model, cfg.content_mature_sentences))
             found = self.finder.find(index, content, day, lang, cfg.content_rescue_candidates,
-                                     exclude=lambda r, lang=lang: (lang, r) in exclude)
+                                     exclude=lambda r, lang=lang: (lang, r) in exclude, visible=visible)
             rescued = _Rescued(maturity(model, cfg.content_mature_sentences))
             for cand in found:
                 if (mutual_only or not mature) and not cand.mutual:
