@@ -34,7 +34,7 @@ def node(tmp_path_factory, egg):
         answer = n.post("addversion.json", [("project", PROJECT), ("version", "1")],
                         files={"egg": ("project.egg", egg.read_bytes())})
         assert answer.get("status") == "ok", answer
-        assert answer.get("spiders") == 1, answer
+        assert answer.get("spiders") == 2, answer  # site, and warc (bitext mine-warc's)
         yield n
 
 
