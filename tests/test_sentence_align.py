@@ -207,7 +207,12 @@ def reference_score(d1, d2, c1, c2, m: TranslationModel, params: AlignParams = D
 
 
 @pytest.mark.parametrize("seed", range(12))
-def test_numba_dp_matches_reference_dp(seed: int) -> None:
+def test_numba_dp_matches_reference_dp(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import matchers.content.sentence_align as sentence_align
+
+    # The DP's own path: the merges it takes are checked afterwards (tests below).
+    monkeypatch.setattr(sentence_align, "_split_unsupported_merges", lambda beads, *args: beads)
+    monkeypatch.setattr(sentence_align, "_split_two_two", lambda beads, *args: beads)
     rng = np.random.default_rng(seed)
     m = TranslationModel("xa", "xb", uniform=0.02)
     if seed % 2:  # half of the cases with a trained model, half untrained
@@ -247,6 +252,35 @@ def test_a_two_two_bead_of_two_translations_is_given_as_two_one_one_beads():
     split = _split_two_two([merged], terms, ch, ch, length_args)
     assert [(b.src, b.tgt) for b in split] == [((0,), (0,)), ((1,), (1,))]
     assert all(b.prob > 0.5 for b in split)
-    # One half without evidence: the 2-2 bead stays.
+    # One half without evidence, and a sentence the other side's two sentences explain much
+    # better than its own half does (a translation split differently): the 2-2 bead stays.
     a11[1, 1] = b11[1, 1] = -6.0
-    assert _split_two_two([merged], (tlo, a11, b11, *terms[3:]), ch, ch, length_args) == [merged]
+    a21 = np.array([[0.0, 0.0], [0.0, 9.0]])  # doc2's sentence 1 by doc1's 0 and 1: 15 nats better
+    assert _split_two_two([merged], (tlo, a11, b11, a21, np.zeros((2, 2))), ch, ch, length_args) == [merged]
+    # No sentence explained better by the merge than by its own half: the halves.
+    a21[1, 1] = -6.0
+    split = _split_two_two([merged], (tlo, a11, b11, a21, np.full((2, 2), -6.0)), ch, ch, length_args)
+    assert [(b.src, b.tgt) for b in split] == [((0,), (0,)), ((1,), (1,))]
+
+
+def test_a_repeated_title_is_not_merged_into_its_translation(model: TranslationModel) -> None:
+    """Pages whose title is printed twice on one side: the copy explains no word of the other
+    side's title that the first does not, so it stays unaligned instead of joining a 1-2 bead."""
+    for seed in range(3):
+        rng = np.random.default_rng(300 + seed)
+        d1, d2 = parallel(rng, 8)
+        d2 = [d2[0], list(d2[0])] + d2[1:]
+        beads = align(d1, d2, chars(d1), chars(d2), model)
+        assert spans(beads)[:2] in ([((0,), (0,)), ((), (1,))], [((), (0,)), ((0,), (1,))])
+        assert spans(beads)[2:] == [((i,), (i + 1,)) for i in range(1, 8)]
+
+
+def test_a_sentence_split_in_translation_stays_one_bead(model: TranslationModel) -> None:
+    """A long sentence translated as two: each half translates part of it, so the merge explains
+    the lone sentence better than either half and the 1-2 bead stays."""
+    for seed in range(3):
+        rng = np.random.default_rng(400 + seed)
+        d1, d2 = parallel(rng, 8)
+        d1 = d1[:3] + [d1[3] + d1[4]] + d1[5:]
+        beads = align(d1, d2, chars(d1), chars(d2), model)
+        assert ((3,), (3, 4)) in spans(beads)

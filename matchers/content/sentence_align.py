@@ -42,14 +42,20 @@ Decisions:
   then mostly the length evidence (at most ``sigmoid(log 3) = 0.75`` without shared tokens; 0.13-0.55
   of the beads of non-parallel pairs above 0.5 on those pages); as the paper notes, only a trained
   model tells non-parallel pages apart.  1-0 and 0-1 beads: prob 0.
-* **2-2 beads** whose two 1-1 halves are each above 0.5 are given as the two 1-1 beads.
-* **Priors** are lower than Gale & Church's for merges (2-1 and 1-2 0.003 each, 2-2 0.0001):
+* **Merges must cover.**  A bead's lexical term credits every word of its merged side that the
+  other side translates, so a sentence that repeats the other's words (a title printed twice, a
+  heading beside a section's first sentence) earns a 2-1 or 1-2 bead evidence though it
+  translates nothing.  A 2-1/1-2 bead is kept only when the lone sentence's words are explained
+  by the two sentences together at least 5 nats better (about two translated content words) than
+  by the better one alone; otherwise the better 1-1 bead is given and the other sentence is
+  unaligned.  A 2-2 bead is given as its two 1-1 halves when each half is a translation, or when
+  no sentence of it is explained that much better by the other side's pair than by its own half.
+* **Priors** are lower than Gale & Church's for merges (2-1 and 1-2 0.003 each, 2-2 0.00001):
   web pages translated from a source page keep its sentences one for one far more often than
-  Hansard's translators did.  On the newspaper-edition site's gold sentence pairs (de-en, 37 page
-  pairs; ``benchmarks/compare_sentence_alignment.py``), Gale & Church's priors merged two correct
-  1-1 pairs into a 2-2 bead 29-41 times and made 56-61 wrong 2-1/1-2 beads: strict P/R 0.90-0.92 /
-  0.82-0.85 against hunalign's 0.94 / 0.89 on the same sentences; with these priors 0.95 / 0.89
-  (docs/evaluation.md).
+  Hansard's translators did, and a 2-2 prior above ``p(1-1) p(1-0) p(0-1)`` lets a 2-2 bead swallow
+  an unaligned sentence on each side.  On the newspaper-edition site's gold sentence pairs
+  (``benchmarks/compare_sentence_alignment.py``, docs/evaluation.md), Gale & Church's priors
+  merged two correct 1-1 pairs into a 2-2 bead 29-41 times and made 56-61 wrong 2-1/1-2 beads.
 * **Band**: the DP visits ``|j - i*n2/n1| <= k`` with ``k`` 5% of the longer page, at least 10
   and at most 25 sentences.  When the best path runs within one cell of the band's edge through a
   bead with positive lexical evidence, the band is doubled and the alignment redone (Moore 2002's
@@ -102,7 +108,7 @@ class Bead:
 @dataclass(frozen=True)
 class AlignParams:
     # 1-1 and 1-0/0-1 as Gale & Church (1993), table 5; merges rarer (module docstring).
-    priors: tuple[float, float, float, float, float, float] = (0.89, 0.00495, 0.00495, 0.003, 0.003, 0.0001)
+    priors: tuple[float, float, float, float, float, float] = (0.89, 0.00495, 0.00495, 0.003, 0.003, 0.00001)
     variance: float = 6.8  # Gale & Church's s^2 of the character-length model
     unrelated_sd: float = 3.0  # spread of delta between sentences that are not translations
     band_min: int = 10  # initial band half-width: band_fraction of the longer page within these bounds
@@ -158,7 +164,8 @@ def align(
         types, ii, jj, la, lb, ll = _path(back, jlo, *terms, ch1, ch2, *length_args)
         beads, edge = _beads(types, ii, jj, la, lb, ll, jlo, jhi, n2)
         if not edge or k >= full:
-            return _split_two_two(beads, terms, ch1, ch2, length_args)
+            return _split_two_two(_split_unsupported_merges(beads, terms, ch1, ch2, length_args), terms, ch1, ch2,
+                                  length_args)
         k = min(full, 2 * k)
 
 
@@ -258,31 +265,103 @@ def _beads(
     return beads, edge
 
 
+# Nats by which the merged side must explain the lone sentence better than its better half: a
+# sentence repeating the other's words (a title printed twice) gains about nothing, a sentence
+# carrying the rest of a split translation gains several nats per word it translates.
+_MERGE_MIN_GAIN = 5.0
+
+
+def _split_unsupported_merges(
+    beads: list[Bead], terms: tuple[np.ndarray, ...], ch1: np.ndarray, ch2: np.ndarray, length_args: tuple[float, ...],
+) -> list[Bead]:
+    """A 2-1 or 1-2 bead is kept only when the merge explains the lone sentence's words better
+    than either of the two sentences alone; otherwise the better 1-1 bead is given, and the other
+    sentence as unaligned.
+
+    The bead's score credits every word of the merged side that the lone sentence translates, so
+    a sentence that repeats the other's words (a title printed twice, a heading beside its
+    section's first sentence) or is made of function words earns the merge positive evidence
+    though it translates nothing.  What a merge must show is coverage: the lone sentence's words
+    (direction B of a 1-2 bead, A of a 2-1) are better explained by the two sentences together
+    than by the better one alone, which is what a sentence split in translation does."""
+    tlo, a11, b11, a21, b12 = terms
+    out: list[Bead] = []
+    for bead in beads:
+        n1, n2 = len(bead.src), len(bead.tgt)
+        if sorted((n1, n2)) != [1, 2]:
+            out.append(bead)
+            continue
+        if n1 == 1:
+            s, (t0, t1) = bead.src[0], bead.tgt
+            c0, c1 = t0 - int(tlo[s]), t1 - int(tlo[s])
+            if c0 < 0 or c1 >= a11.shape[1]:
+                out.append(bead)
+                continue
+            merged, singles = b12[s, c1], (b11[s, c0], b11[s, c1])
+        else:
+            (s0, s1), t = bead.src, bead.tgt[0]
+            c0, c1 = t - int(tlo[s0]), t - int(tlo[s1])
+            if not (0 <= c0 < a11.shape[1] and 0 <= c1 < a11.shape[1]):
+                out.append(bead)
+                continue
+            merged, singles = a21[s1, c1], (a11[s0, c0], a11[s1, c1])
+        if merged > max(singles) + _MERGE_MIN_GAIN:
+            out.append(bead)
+            continue
+        halves = []
+        for s, t in ((bead.src[0], bead.tgt[0]), (bead.src[-1], bead.tgt[-1])):
+            a, b, length = _terms(ONE_ONE, s + 1, t + 1, *terms, ch1, ch2, *length_args)
+            lexical = 0.5 * (a + b)
+            halves.append(Bead((s,), (t,), _sigmoid(lexical + length), lexical, float(length)))
+        keep = max(range(2), key=lambda k: halves[k].lexical + halves[k].length)
+        if n1 == 1:
+            other = bead.tgt[1 - keep]
+            lone = Bead((), (other,), 0.0, 0.0, 0.0)
+        else:
+            other = bead.src[1 - keep]
+            lone = Bead((other,), (), 0.0, 0.0, 0.0)
+        out.extend([halves[keep], lone] if keep == 0 else [lone, halves[keep]])
+    return out
+
+
 def _split_two_two(
     beads: list[Bead], terms: tuple[np.ndarray, ...], ch1: np.ndarray, ch2: np.ndarray, length_args: tuple[float, ...],
 ) -> list[Bead]:
-    """A 2-2 bead whose two 1-1 halves are each a translation (prob > 0.5) is given as the two
-    1-1 beads: the same sentences, in the finest pairs the evidence supports.  The DP prefers the
-    2-2 bead when words of one half are translated in the other (a title and its byline), which
-    the concatenation credits and the halves do not; the corpus is better with the halves."""
+    """A 2-2 bead is given as its two 1-1 halves when each half is a translation (prob > 0.5), or
+    when no sentence of it is explained better by the other side's two sentences than by its own
+    half (the merge's coverage, as in :func:`_split_unsupported_merges`): the same sentences, in
+    the finest pairs the evidence supports.  The DP prefers the 2-2 bead when words of one half
+    are translated in the other (a title and its byline), which the concatenation credits and the
+    halves do not."""
     out: list[Bead] = []
-    tlo, a11 = terms[0], terms[1]
+    tlo, a11, b11, a21, b12 = terms
+    width = a11.shape[1]
     for bead in beads:
         if len(bead.src) != 2 or len(bead.tgt) != 2:
             out.append(bead)
             continue
+        (s0, s1), (t0, t1) = bead.src, bead.tgt
+        cols = (t0 - int(tlo[s0]), t1 - int(tlo[s1]), t0 - int(tlo[s1]))
+        if not all(0 <= c < width for c in cols):
+            out.append(bead)
+            continue
         halves = []
-        for s, t in zip(bead.src, bead.tgt, strict=True):
-            c = t - int(tlo[s])
-            if not 0 <= c < a11.shape[1]:
-                break
+        for s, t in ((s0, t0), (s1, t1)):
             a, b, length = _terms(ONE_ONE, s + 1, t + 1, *terms, ch1, ch2, *length_args)
             lexical = 0.5 * (a + b)
-            prob = _sigmoid(lexical + length)
-            if prob <= 0.5:
-                break
-            halves.append(Bead((s,), (t,), prob, lexical, float(length)))
-        out.extend(halves if len(halves) == 2 else [bead])
+            halves.append(Bead((s,), (t,), _sigmoid(lexical + length), lexical, float(length)))
+        c00, c11, c10 = cols
+        gains = (
+            a21[s1, c10] - a11[s0, c00],  # t0 by s0 and s1, against s0 alone
+            a21[s1, c11] - a11[s1, c11],  # t1 by s0 and s1, against s1 alone
+            b12[s0, c00 + 1] - b11[s0, c00] if c00 + 1 < width else 0.0,  # s0 by t0 and t1, against t0
+            b12[s1, c11] - b11[s1, c11],  # s1 by t0 and t1, against t1 alone
+        )
+        supported = max(gains) > _MERGE_MIN_GAIN
+        if all(h.prob > 0.5 for h in halves) or not supported:
+            out.extend(halves)
+        else:
+            out.append(bead)
     return out
 
 
