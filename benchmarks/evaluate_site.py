@@ -3,7 +3,8 @@
     python benchmarks/evaluate_site.py ../shared/data/w3c-i18n [-s SETTING=VALUE ...] [--label NAME] [--keep DB]
 
 Uses ../shared/bench/serve.py and score.py (the site folder must have hosts.tsv, seeds.txt and
-gold.tsv), the scorer of docs/evaluation.md. Prints score.py's report and the crawl's wall time;
+gold.tsv), the scorer of docs/evaluation.md; a site marked by ``query-files.tsv`` is served by
+benchmarks/serve_site.py instead. Prints score.py's report and the crawl's wall time;
 ``--keep`` keeps the crawl's SQLite database at that path (for ``evidence_table.py``).
 """
 
@@ -28,7 +29,9 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, help="keep the database here")
     a = ap.parse_args()
     site = a.site.resolve()
-    server = subprocess.Popen([sys.executable, str(BENCH / "serve.py"), str(site), "--for", "1800"],
+    # A site whose pages are addressed by their query needs serve_site.py (serve.py ignores queries).
+    serve = ROOT / "benchmarks" / "serve_site.py" if (site / "query-files.tsv").is_file() else BENCH / "serve.py"
+    server = subprocess.Popen([sys.executable, str(serve), str(site), "--for", "1800"],
                               stdout=subprocess.DEVNULL)
     try:
         time.sleep(1.0)

@@ -67,9 +67,9 @@ def read_listing(name: str, langs: set[str] | None = None) -> list[Entry]:
     return [e for e in rows if keep[e.lang.split("-")[0]] == e.lang]
 
 
-def w3c_documents() -> list[tuple[str, str, str]]:
+def w3c_documents(source: Path = W3C) -> list[tuple[str, str, str]]:
     """(url, lang, document) of the W3C site; a document is a connected component of gold pairs."""
-    pages = [line.split("\t")[:2] for line in (W3C / "pages.tsv").read_text(encoding="utf-8").splitlines()
+    pages = [line.split("\t")[:2] for line in (source / "pages.tsv").read_text(encoding="utf-8").splitlines()
              if line.strip() and not line.lower().startswith("url")]
     parent = {url: url for url, _ in pages}
 
@@ -79,7 +79,7 @@ def w3c_documents() -> list[tuple[str, str, str]]:
             u = parent[u]
         return u
 
-    for line in (W3C / "gold.tsv").read_text(encoding="utf-8").splitlines():
+    for line in (source / "gold.tsv").read_text(encoding="utf-8").splitlines():
         parts = line.split("\t")
         if len(parts) >= 4 and parts[1] in parent and parts[3] in parent:
             parent[find(parts[1])] = find(parts[3])
@@ -94,9 +94,9 @@ def _stem(url: str, lang: str) -> tuple[str, str]:
     return d, f
 
 
-def w3c_variant(kind: str, seed: int = 0) -> list[Entry]:
+def w3c_variant(kind: str, seed: int = 0, source: Path = W3C) -> list[Entry]:
     rnd = random.Random(seed)
-    docs = w3c_documents()
+    docs = w3c_documents(source)
     host = "http://www.example.org"
     doc_ids = {d: i for i, d in enumerate(sorted({d for _, _, d in docs}))}
     lang_ids = {lang: i + 1 for i, lang in enumerate(sorted({lang for _, lang, _ in docs}))}
