@@ -21,6 +21,7 @@ from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.link_traps import LinkTraps
 from bitext_spider.crawl.recrawl import StoredValidators
 from bitext_spider.crawl.seeds import Site, site_from_key
+from bitext_spider.store.crawl_runs import crawl_settings, finish_run, start_run
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
 from bitext_spider.store.open_errors import describe as describe_database_error
@@ -105,6 +106,9 @@ class BitextRuntime:
         except Exception as exc:  # a bad URL, a server that does not answer, a file that is not a database
             self.writer_lock.release()
             raise DatabaseError(describe_database_error(self.config.db_url, exc)) from exc
+        # The crawl's row in crawl_runs (its settings now, its stats at close); none for `bitext resolve`.
+        self._run_id = (start_run(self.store.engine, getattr(crawler.spidercls, "name", "") or "",
+                                  crawl_settings(crawler.settings)) if crawler is not None else None)
         self.writer = StoreWriter(
             self.store,
             batch=self.config.writer_batch,
@@ -281,5 +285,10 @@ class BitextRuntime:
             except Exception:
                 # Only costs the next run a full answer instead of a 304 for these pages.
                 logger.exception("storing the validators of %d refreshed pages failed", len(refreshed))
+        if self._run_id is not None:
+            try:
+                finish_run(self.store.engine, self._run_id, self.stats.get_stats())
+            except Exception:  # only the viewer's record of the crawl is incomplete
+                logger.exception("recording the end of the crawl failed")
         self.store.close()
         self.writer_lock.release()

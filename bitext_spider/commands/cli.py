@@ -8,6 +8,8 @@
     bitext resolve --db URL [--set NAME=VALUE ...]
     bitext demo [--dir DIR] [--docs N] [--langs en,fr,de,es]
     bitext mine-warc FILE.warc.gz [FILE ...] --db URL [--seeds FILE] [--langs en,fr] [-s NAME=VALUE ...]
+    bitext view --db URL [--host 127.0.0.1] [--port 8088] [--annotate]
+    bitext export gold --db URL [-o FILE]
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from bitext_spider.commands import evaluation
 from bitext_spider.commands.db_cli import DEFAULT_DB
 from bitext_spider.store import corpus_export
 from bitext_spider.store.database import Store
-from bitext_spider.store.models import PageRow
+from bitext_spider.store.models import PageRow, current_revision, head_revision
 from bitext_spider.store.open_errors import describe as describe_database_error
 from bitext_spider.store.open_errors import safe_url
 from bitext_spider.store.output import open_output
@@ -60,10 +62,19 @@ def _open_store(db: str) -> Store | None:
         _fail(describe_database_error(url, exc))
         return None
     try:
-        inspect(store.engine).get_table_names()  # fails now, not after a header was printed
+        tables = inspect(store.engine).get_table_names()  # fails now, not after a header was printed
+        with store.engine.connect() as conn:
+            current = current_revision(conn) if "alembic_version" in tables else None
     except SQLAlchemyError as exc:
         store.close()
         _fail(describe_database_error(url, exc))
+        return None
+    head = head_revision()
+    if current is not None and current != head:
+        # An older schema lacks columns the readers select: say so instead of an SQL error.
+        store.close()
+        _fail(f"the database {safe_url(url)} has schema revision {current}; this version reads {head}: "
+              f"run 'bitext db upgrade --db {safe_url(url)}' first (a crawl on it upgrades it too)")
         return None
     return store
 
@@ -75,6 +86,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         return cmd_export_documents(args)
     if args.what == "dictionary":
         return cmd_export_dictionary(args)
+    if args.what == "gold":
+        return cmd_export_gold(args)
     if args.langs:
         return _fail("--langs is only for sentences")
     if args.format not in ("tsv", "jsonl"):
@@ -117,6 +130,40 @@ def _write_sentences(store: Store, args: argparse.Namespace) -> int:
     }[args.format]
     with open_output(args.output) as fh:
         return write(pairs, fh)
+
+
+def cmd_export_gold(args: argparse.Namespace) -> int:
+    """The viewer's corrections as a gold standard (bitext_spider.commands.view)."""
+    from bitext_spider.commands.view import export_gold
+
+    if args.format != "tsv" or args.langs or args.min_score is not None:
+        return _fail("gold is written as TSV: --format, --langs and --min-score do not apply")
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        with open_output(args.output) as fh:
+            n = export_gold(store, fh)
+    except BrokenPipeError:
+        raise
+    except Exception as exc:  # an unreadable database gets one clear line, not a traceback
+        return _fail(describe_database_error(store.url, exc))
+    finally:
+        store.close()
+    print(f"bitext: {n} gold pairs exported", file=sys.stderr)
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from bitext_spider.commands.view import serve
+
+    store = _open_store(args.db)
+    if store is None:
+        return 2
+    try:
+        return serve(store, args.host, args.port, args.annotate)
+    finally:
+        store.close()
 
 
 def cmd_export_documents(args: argparse.Namespace) -> int:
@@ -358,7 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = ap.add_subparsers(dest="command", required=True)
     ex = sub.add_parser("export", help="print pairs, candidates, pages or the sentence corpus")
-    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys", "dictionary", "documents"])
+    ex.add_argument("what", choices=["pairs", "candidates", "pages", "sentences", "keys", "dictionary", "documents",
+                                     "gold"])
     ex.add_argument("--db", default=DEFAULT_DB, help="SQLAlchemy URL or SQLite file path")
     ex.add_argument("--format", choices=["tsv", "jsonl", "tmx", "moses", "bitextor", "cesdoc"], default="tsv",
                     help="tmx, moses and bitextor: sentences only; cesdoc: documents only (ILSP-FC's XML, "
@@ -399,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     db_cli.add_parser(sub)
     mine_warc.add_parser(sub)
+    from bitext_spider.commands import view
+
+    view.add_parser(sub).set_defaults(func=cmd_view)
     sc = sub.add_parser("schedule", help="shard the seeds' sites over Scrapyd nodes, run them, report per node")
     sc.add_argument("--nodes", required=True, help="comma-separated Scrapyd URLs, e.g. http://n1:6800,http://n2:6800")
     sc.add_argument("--seeds", required=True, help="seeds file (one site a line)")

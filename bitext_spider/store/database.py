@@ -16,6 +16,7 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased
 
+from bitext_spider.store.deciding import deciding_evidence
 from bitext_spider.store.dialect import insert_for as _insert
 from bitext_spider.store.model_rows import ModelRows
 from bitext_spider.store.models import (
@@ -301,7 +302,8 @@ class Store(ModelRows):
                 (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
             ]
         self._update_candidate_rows(
-            [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7])) for r in rows]
+            [dict(id=r[0], score=float(r[5]), scores=r[6], accepted=bool(r[7]), deciding=deciding_evidence(r[6]))
+             for r in rows]
         )
 
     def update_candidates(self, rows: list[tuple[int, float, dict[str, Any]]]) -> None:

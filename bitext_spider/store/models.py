@@ -5,9 +5,11 @@ language, sizes, tag sequence, main-content paragraphs and outgoing links), ``ca
 pairs that passed every filter, with each filter's score), ``pairs`` (the one-to-one resolution of
 the candidates), ``sentences`` (the aligned sentence pairs of every candidate the content filter
 accepted; exports keep those of final pairs) and ``translation_models`` (the incremental EM
-translation model of each language pair, so a resumed or repeated crawl continues from it) and
+translation model of each language pair, so a resumed or repeated crawl continues from it),
 ``site_models`` (each site's own training of a crawl, added to ``translation_models`` when the
-crawl or ``bitext schedule`` folds it; see ``bitext_spider.store.model_registry``).
+crawl or ``bitext schedule`` folds it; see ``bitext_spider.store.model_registry``), ``crawl_runs``
+(each crawl's settings and final stats) and ``corrections`` (a person's verdicts on pairs, made in
+``bitext view --annotate``).
 Uniqueness is enforced by the database (``pages.url``; one row per page pair), and rows are
 inserted with ``ON CONFLICT DO NOTHING`` so a resumed or repeated crawl adds no duplicates, and
 several processes can write to one PostgreSQL database at once (see docs/deploy.md).
@@ -126,11 +128,18 @@ class CandidateRow(_PagePair, Base):
     __table_args__ = (
         UniqueConstraint("page1_id", "page2_id", name="uq_candidate_pages"),
         Index("ix_candidates_site", "site_id"),
+        # The viewer's pair list: ordered by score, filtered by deciding evidence.
+        Index("ix_candidates_score", "score", "id"),
+        Index("ix_candidates_deciding", "deciding", "score", "id"),
+        # A page's candidates and pairs as their second page (the unique constraints cover the first).
+        Index("ix_candidates_page2", "page2_id"),
     )
     scores: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     # The site-level decision at close (matchers/site/site_decision.py); only accepted candidates are
     # resolved into pairs.
     accepted: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The decision term that settled it (bitext_spider.store.deciding), for filtering without JSON.
+    deciding: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class PairRow(_PagePair, Base):
@@ -138,6 +147,8 @@ class PairRow(_PagePair, Base):
     __table_args__ = (
         UniqueConstraint("page1_id", "page2_id", name="uq_pair_pages"),
         Index("ix_pairs_site", "site_id"),
+        Index("ix_pairs_score", "score", "id"),
+        Index("ix_pairs_page2", "page2_id"),
     )
 
 
@@ -187,6 +198,35 @@ class SiteModelRow(Base):
     pairs_seen: Mapped[int] = mapped_column(Integer, default=0)
     sentences_seen: Mapped[int] = mapped_column(Integer, default=0)
     state: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class CrawlRunRow(Base):
+    """One crawl: its spider, when it started and finished, the settings it ran with (every
+    ``BITEXT_*`` setting and the Scrapy settings that shape a crawl) and its stats at close."""
+
+    __tablename__ = "crawl_runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    spider: Mapped[str] = mapped_column(String(255), default="")
+    started_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    stats: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+class CorrectionRow(Base):
+    """A person's verdict on a page pair (``bitext view --annotate``): ``right`` or ``wrong`` for a
+    pair the crawl found, ``missed`` for two pages it should have paired; ``bitext export gold``
+    writes them as a gold standard."""
+
+    __tablename__ = "corrections"
+    __table_args__ = (Index("ix_corrections_urls", "url1", "url2"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    url1: Mapped[str] = mapped_column(_URL)
+    lang1: Mapped[str] = mapped_column(String(16), default="")
+    url2: Mapped[str] = mapped_column(_URL)
+    lang2: Mapped[str] = mapped_column(String(16), default="")
+    verdict: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[float] = mapped_column(Float)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
