@@ -11,7 +11,9 @@ it from a separate process on 127.0.0.1, then runs `scrapy crawl site` in each m
 * ``evidence``: those plus the site-level evidence stages and the decision at close
   (``BITEXT_CONTENT_ENABLED=False``);
 * ``on``: every default stage, content filter included;
-* ``on-inline``: ``on`` with ``BITEXT_PARSE_WORKERS=0`` (pages parsed in the crawl process).
+* ``on-inline``: ``on`` with ``BITEXT_PARSE_WORKERS=0`` (pages parsed in the crawl process);
+* ``on-structure-process`` / ``on-structure-thread``: ``on`` with the structure filter in a worker
+  process of its own or in a thread of the crawl process (``BITEXT_STRUCTURE_WORKER``).
 
 It reports each mode's median wall time, its ratio to ``off``, pages/s, CPU seconds (the crawl
 process and its workers), peak memory (the largest sum of the resident sets of the crawl process
@@ -56,6 +58,10 @@ MODES = {
     "on": [],
     # every default stage, pages parsed on the reactor thread instead of in a worker process
     "on-inline": ["-s", "BITEXT_PARSE_WORKERS=0"],
+    # every default stage, the structure filter in a worker process of its own
+    "on-structure-process": ["-s", "BITEXT_STRUCTURE_WORKER=True"],
+    # every default stage, the structure filter in a thread of the crawl process
+    "on-structure-thread": ["-s", "BITEXT_STRUCTURE_WORKER=False"],
 }
 
 
@@ -74,7 +80,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=4750, help="documents per language (4750 -> ~10,000 pages)")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from off, structure, evidence, on, on-inline")
+    ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from " + ", ".join(MODES))
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     modes = [m for m in a.modes.split(",") if m]
