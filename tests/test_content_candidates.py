@@ -114,7 +114,7 @@ def test_dates_and_lengths_block_comparisons():
     query = _content("en", *ARTICLES["budget"])
     assert sorted(bags.query(query, "de", k=9, day=D + 1, window=31, max_length_diff=0.4).rows.tolist()) == [0, 2]
     assert sorted(bags.query(query, "de", k=9).rows.tolist()) == [0, 1, 2, 3]
-    assert bags.query(query, "de", k=9, exclude=lambda r: r != 2).rows.tolist() == [2]
+    assert bags.query(query, "de", k=9, exclude=np.array([True, True, False, True])).rows.tolist() == [2]
     assert bags.query(query, "fr", k=3).rows.tolist() == []
 
 

@@ -146,11 +146,12 @@ class BagIndex:
     def query(
         self, content: PageContent, other_lang: str, *, translate: Translate | None = None, k: int = 3,
         day: int | None = None, window: int = 0, max_length_diff: float = 1.0,
-        exclude: Callable[[int], bool] | None = None, limit: int | None = None,
+        exclude: np.ndarray | None = None, limit: int | None = None,
     ) -> BagMatch:
         """The ``k`` pages of ``other_lang`` most similar to ``content`` (cosine > 0), after the
-        date and length blocking; ``exclude(row)`` leaves rows out, and so does ``limit``: only
-        rows below it are compared (the pages that had arrived when a page did)."""
+        date and length blocking; rows where the boolean mask ``exclude`` is true are left out
+        (rows past its end are not), and so are rows from ``limit`` on: only rows below it are
+        compared (the pages that had arrived when a page did)."""
         query = translated_terms(self.terms(content), translate)
         with self._lock:
             return self._query(query, float(content.length), other_lang, k, day, window, max_length_diff, exclude,
@@ -158,7 +159,7 @@ class BagIndex:
 
     def _query(
         self, query: dict[str, float], length: float, other_lang: str, k: int, day: int | None, window: int,
-        max_length_diff: float, exclude: Callable[[int], bool] | None, limit: int | None = None,
+        max_length_diff: float, exclude: np.ndarray | None, limit: int | None = None,
     ) -> BagMatch:
         empty = BagMatch(np.zeros(0, np.int64), np.zeros(0))
         bags = self._langs.get(other_lang)
@@ -192,9 +193,10 @@ class BagIndex:
             ok &= np.abs(lengths - own) <= max_length_diff * np.maximum(np.maximum(lengths, own), 1.0)
         if limit is not None:
             ok[max(0, limit):] = False
+        if exclude is not None:
+            n = min(len(exclude), n_pages)
+            ok[:n] &= ~exclude[:n]
         rows = np.flatnonzero(ok)
-        if exclude is not None and len(rows):
-            rows = rows[[not exclude(int(r)) for r in rows]]
         if not len(rows):
             return empty
         top = rows[np.argsort(-cos[rows], kind="stable")[:k]]
@@ -205,6 +207,12 @@ class BagIndex:
         bags = self._langs.get(lang)
         with self._lock:
             return np.array(bags.lengths, dtype=np.int64) if bags is not None else np.zeros(0, np.int64)
+
+    def days(self, lang: str) -> np.ndarray:
+        """Publication day of each indexed page of ``lang`` (-1 for a page without one)."""
+        bags = self._langs.get(lang)
+        with self._lock:
+            return np.array(bags.days, dtype=np.int64) if bags is not None else np.zeros(0, np.int64)
 
     def day(self, lang: str, row: int) -> int | None:
         bags = self._langs.get(lang)

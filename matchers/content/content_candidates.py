@@ -16,7 +16,6 @@ aligns their sentences.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,13 +65,13 @@ class ContentCandidates:
 
     def find(
         self, index: SiteIndex, content: PageContent, day: int | None, lang: str, k: int,
-        exclude: Callable[[int], bool] | None = None, visible: dict[str, int] | None = None,
+        exclude: np.ndarray | None = None, visible: dict[str, int] | None = None,
     ) -> list[ContentCandidate]:
         """Up to ``k`` pages of ``lang`` for ``content`` (a page of ``index`` published on
-        ``day``), best first; ``exclude(row)`` leaves rows of ``lang`` out.  ``visible``: the rows
-        per language that had arrived with the page (its own included); later pages are left out,
-        so what a page is compared with as it arrives does not depend on how far the site's other
-        pages have got through the pipelines meanwhile."""
+        ``day``), best first; rows of ``lang`` where the boolean mask ``exclude`` is true are left
+        out.  ``visible``: the rows per language that had arrived with the page (its own
+        included); later pages are left out, so what a page is compared with as it arrives does
+        not depend on how far the site's other pages have got through the pipelines meanwhile."""
         bags = index.bags
         limit = None if visible is None else visible.get(lang, 0)
         found = bags.query(content, lang, translate=self.translator(content.lang, lang), k=max(k, 2), day=day,
@@ -83,13 +82,23 @@ class ContentCandidates:
         own = None if visible is None else visible.get(content.lang, 0)
         out = [ContentCandidate(int(r), float(c), n == 0 and first and self._mutual(index, content, lang, int(r), own))
                for n, (r, c) in enumerate(zip(rows, cosines, strict=False))]
-        taken = {c.row for c in out}
+        # The rest by closeness in length, with the same blocking, as arrays: at close a site's
+        # every unpaired page is searched, so a loop over the language's pages per search would
+        # make the sweep quadratic in the site.
         lengths = bags.lengths(lang)  # a copy has no bag: length 0, never close
         diff = length_difference(content.length, lengths)
-        order = np.argsort(diff, kind="stable")
-        order = order[(diff[order] <= self.max_length_diff) & (lengths[order] > 0)].tolist()
-        rows = [r for r in order if r not in taken and (exclude is None or not exclude(r))
-                and (limit is None or r < limit) and self._near(day, bags.day(lang, r))][:k - len(out)]
+        ok = (diff <= self.max_length_diff) & (lengths > 0)
+        if exclude is not None:
+            n = min(len(exclude), len(ok))
+            ok[:n] &= ~exclude[:n]
+        if limit is not None:
+            ok[max(0, limit):] = False
+        if day is not None and self.window > 0:
+            days = bags.days(lang)[:len(ok)]  # a page indexed since the lengths were read waits
+            ok &= (days < 0) | (np.abs(days - day) <= self.window)
+        ok[[c.row for c in out if c.row < len(ok)]] = False
+        rows = np.flatnonzero(ok)
+        rows = rows[np.argsort(diff[rows], kind="stable")[:max(0, k - len(out))]].tolist()
         return out + [ContentCandidate(r, float("nan"), False) for r in rows]
 
     def _near(self, day: int | None, other: int | None) -> bool:

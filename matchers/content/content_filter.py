@@ -28,8 +28,9 @@ alone: half its share).
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -186,7 +187,7 @@ class ContentFilter:
             ]
             # A page searched only because it is alone takes mutual bests now; other candidates are
             # left to the close sweep, when every page is in and the best may be another.
-            found_by_lang = self._rescue(site_id, index, content, empty, rejected, day, young=True,
+            found_by_lang = self._rescue(site_id, index, content, empty, partial(_rows_mask, rejected), day, young=True,
                                          mutual_only=not cfg.content_rescue_at_arrival, visible=visible)
             for lang, found in found_by_lang.items():
                 cand = by_lang.get(lang)
@@ -212,12 +213,13 @@ class ContentFilter:
 
     def _rescue(
         self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
-        exclude: Container[tuple[str, int]], day: int | None, young: bool = False, mutual_only: bool = False,
+        exclude: Callable[[str], np.ndarray | None], day: int | None, young: bool = False,
+        mutual_only: bool = False,
         visible: dict[str, int] | None = None,
     ) -> dict[str, _Rescued]:
         """Pages of ``langs`` that only content can pair with ``content``'s page (published on
         ``day``): the closest in translated bag of words (matchers.content.content_candidates), not
-        in ``exclude`` (language, row).  With a trained model a pair needs the rescue share; before,
+        excluded by ``exclude(lang)`` (a boolean mask over the rows of ``lang``).  With a trained model a pair needs the rescue share; before,
         with ``young`` (as pages arrive, where such pairs are what trains a model no template
         match will), only a mutual best is aligned, and needs the share scaled by the model's
         maturity; without ``young`` a language pair whose model is young is not searched (at
@@ -238,7 +240,7 @@ class ContentFilter:
                 model, cfg.content_rescue_min_share, cfg.content_mature_sentences)
             need_mutual = min(need, MUTUAL_MIN_SHARE * maturity(model, cfg.content_mature_sentences))
             found = self.finder.find(index, content, day, lang, cfg.content_rescue_candidates,
-                                     exclude=lambda r, lang=lang: (lang, r) in exclude, visible=visible)
+                                     exclude=exclude(lang), visible=visible)
             rescued = _Rescued(maturity(model, cfg.content_mature_sentences))
             for cand in found:
                 if (mutual_only or not mature) and not cand.mutual:
@@ -399,7 +401,7 @@ class ContentFilter:
                 if content is None or not missing:
                     continue
                 day = index.bags.day(lang, row)
-                for other, got in self._rescue(site_id, index, content, missing, taken, day).items():
+                for other, got in self._rescue(site_id, index, content, missing, taken.mask, day).items():
                     for k, r in enumerate(got.rows.tolist()):
                         other_url = index.index(other).urls[r]
                         key = frozenset((url, other_url))
@@ -480,12 +482,28 @@ class _Batch:
     documents: int = 0
 
 
+def _rows_mask(rows: set[tuple[str, int]], lang: str) -> np.ndarray:
+    """The rows of ``lang`` among ``rows`` (language, row), as a boolean mask."""
+    mine = [r for lg, r in rows if lg == lang]
+    mask = np.zeros(max(mine, default=-1) + 1, dtype=bool)
+    mask[mine] = True
+    return mask
+
+
 class _Taken:
-    """(language, row) of pages that already have a candidate in ``lang`` (for the close sweep)."""
+    """Pages that already have a candidate in ``lang``, per language (for the close sweep)."""
 
     def __init__(self, index: SiteIndex, has: set[tuple[str, str]]) -> None:
         self.index, self.has, self.lang = index, has, ""
+        self._masks: dict[tuple[str, str], np.ndarray] = {}
 
-    def __contains__(self, key: object) -> bool:
-        other_lang, row = key  # type: ignore[misc]
-        return (self.index.index(other_lang).urls[row], self.lang) in self.has
+    def mask(self, other_lang: str) -> np.ndarray:
+        """The rows of ``other_lang`` that have a candidate in ``lang``, made once per pass
+        (``has`` changes only between passes)."""
+        key = (other_lang, self.lang)
+        mask = self._masks.get(key)
+        if mask is None:
+            urls = self.index.index(other_lang).urls
+            mask = np.fromiter(((u, self.lang) in self.has for u in urls), dtype=bool, count=len(urls))
+            self._masks[key] = mask
+        return mask
