@@ -1,5 +1,6 @@
 """The viewer in a real browser (Playwright driving the system's Chromium) on the database of a
-real crawl of the demo site, and the crawl's ``crawl_runs`` row.
+crawl of the W3C Internationalization site (``../shared/data/w3c-i18n``, served on a free loopback
+port), and the crawl's ``crawl_runs`` row.
 
 Chromium is Debian's (/usr/bin/chromium; .ci/run installs it): Playwright's own browser download
 is not used.  The viewer runs as ``bitext view --annotate`` on a free loopback port.
@@ -15,7 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import ROOT
+from conftest import require_shared
+from support import ROOT, scrapy_crawl
+
+from bitext_spider.demo.loopback_server import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -31,11 +35,27 @@ def _bitext(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def crawl_db(tmp_path_factory) -> Path:
-    """The database of `bitext demo`: a generated three-language site crawled on loopback."""
-    work = tmp_path_factory.mktemp("demo")
-    proc = _bitext("demo", "--dir", str(work), "--docs", "12", "--langs", "en,fr,de")
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return work / "demo.db"
+    """The database of a default crawl of the W3C site, served on a free port (its pages link
+    relatively, so only the site's hosts, seeds and gold name the port)."""
+    source = require_shared("data/w3c-i18n")
+    work = tmp_path_factory.mktemp("w3c")
+    site = work / "site"
+    site.mkdir()
+    (site / "www").symlink_to(source / "www", target_is_directory=True)
+    old = source.joinpath("hosts.tsv").read_text().split("\t")[1].strip()
+    new = f"http://127.0.0.1:{free_port()}"
+    for name in ("hosts.tsv", "seeds.txt", "gold.tsv"):
+        (site / name).write_text(source.joinpath(name).read_text(encoding="utf-8").replace(old, new), "utf-8")
+    server = subprocess.Popen([sys.executable, str(source.parents[1] / "bench" / "serve.py"), str(site),
+                               "--for", "900"], stdout=subprocess.DEVNULL)
+    try:
+        db = work / "w3c.db"
+        proc = scrapy_crawl(site / "seeds.txt", f"sqlite:///{db}", timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    finally:
+        server.terminate()
+        server.wait()
+    return db
 
 
 def _query(db: Path, sql: str, *params) -> list[tuple]:
@@ -114,6 +134,34 @@ def test_every_page_opens_without_errors(viewer, page):
     assert page.locator("div.run").count() == 1
 
 
+def test_the_plots_show_the_crawls_data(viewer, page):
+    base, db = viewer
+    _open(page, base + "plots")
+    keys = page.locator("svg[id^=plot-]").evaluate_all("els => els.map(e => e.id)")
+    assert keys == ["plot-score-distributions", "plot-structure-threshold", "plot-image-frequencies",
+                    "plot-learning-curve", "plot-pairs-vs-pages"]
+    # Every plot drew data: no "no data" figure, and drawn marks in each.
+    assert page.locator("svg[id^=plot-] [id$=no-data]").count() == 0
+    marks = {"score-distributions": "structure-accepted", "structure-threshold": "pair0-s", "image-frequencies": "kde",
+             "learning-curve": "curve0-line", "pairs-vs-pages": "pairs"}
+    for key, mark in marks.items():
+        assert page.locator(f"#plot-{key} [id^={key}-{'site0-' if key == 'image-frequencies' else ''}{mark}]").count() > 0, key
+    # The growth plot ends at the crawl's pages and final pairs.
+    pages, pairs = (_query(db, f"SELECT count(*) FROM {t}")[0][0] for t in ("pages", "pairs"))
+    assert f"{pairs:,} pairs after {pages:,} pages" in page.locator("#plot-pairs-vs-pages").text_content()
+
+
+def test_the_pairs_page_lists_what_export_pairs_prints(viewer, page):
+    base, db = viewer
+    proc = _bitext("export", "pairs", "--db", str(db))
+    assert proc.returncode == 0, proc.stderr
+    exported = [line.split("\t") for line in proc.stdout.splitlines()[1:]]
+    _open(page, base + "pairs?limit=200")
+    assert int(page.locator("#total").inner_text().replace(",", "")) == len(exported)
+    shown = [row.locator("td.url a").all_inner_texts() for row in page.locator("table.pairs tbody tr").all()]
+    assert shown == [[row[1], row[3]] for row in exported[:200]]
+
+
 def test_filters(viewer, page):
     base, db = viewer
     _open(page, base + "pairs")
@@ -187,3 +235,10 @@ def test_corrections_reach_the_gold_file(viewer, page, tmp_path):
     lang = dict(_query(db, "SELECT url, lang FROM pages WHERE url IN (?, ?, ?, ?)", right1, right2, ux, uy))
     assert lines == ["lang1\turl1\tlang2\turl2", f"{lang[right1]}\t{right1}\t{lang[right2]}\t{right2}",
                      f"en\t{ux}\tde\t{uy}"]
+    # The corrections measure the crawl: the pair marked right is found, the missed one is not.
+    proc = _bitext("eval", "--db", str(db), "--gold", str(gold), "--json")
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    scores = json.loads(proc.stdout)
+    assert (scores["gold"], scores["tp"], scores["recall"]) == (2, 1, 0.5)
