@@ -101,9 +101,6 @@ class ContentCandidates:
         rows = rows[np.argsort(diff[rows], kind="stable")[:max(0, k - len(out))]].tolist()
         return out + [ContentCandidate(r, float("nan"), False) for r in rows]
 
-    def _near(self, day: int | None, other: int | None) -> bool:
-        return day is None or other is None or self.window <= 0 or abs(day - other) <= self.window
-
     def is_mutual(self, index: SiteIndex, url1: str, url2: str) -> bool | None:
         """Whether two pages of ``index`` are each other's closest translated bag of words now
         (None when either is not indexed with content)."""
