@@ -104,8 +104,8 @@ def test_the_focused_crawl_spends_its_budget_on_the_domain(tmp_path, shared_data
     on_subject = [u for u in pages if subjects.get(u) == "in"]
     plain_on_subject = [u for u in _pages(plain_db) if subjects.get(u) == "in"]
     # The plain crawl's share depends on the order its responses come back in (up to 15 of the 20
-    # seen); the focused one takes the domain's pages first.
-    assert len(on_subject) >= 16 and len(on_subject) >= len(plain_on_subject) + 2
+    # seen); the focused one takes the domain's pages first, so nearly all 20 fit in the budget.
+    assert len(on_subject) >= 18 and len(on_subject) >= len(plain_on_subject) + 3
     # Every page is scored; the known subjects are told apart.
     judged = {u: t["relevant"] for u, t in pages.items() if u in subjects}
     assert all(t is not None for t in pages.values())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bitext_spider.config import BitextConfig
-from bitext_spider.crawl.focused import BestFirstFrontier, focus_page
+from bitext_spider.crawl.focused import WINDOW, BestFirstFrontier, focus_page, window_for
 from matchers.page.domain_terms import Domain, parse_domain_text
 from matchers.page.linearize import parse_html
 from matchers.page.link_relevance import (
@@ -143,3 +143,10 @@ def test_frontier_pops_best_then_shallowest_then_first_and_keeps_a_links_best_sc
     assert [f.pop() for _ in range(5)] == [("a", 70, 2), ("b", 50, 3), ("c", 10, 1), ("d", 10, 1), None]
     f.in_flight = 1
     assert f.room() == 1
+
+
+def test_a_small_page_budget_narrows_the_frontiers_window():
+    assert window_for(0) == WINDOW == 16
+    assert window_for(10_000) == window_for(128) == 16
+    assert window_for(32) == 4
+    assert window_for(5) == 1

@@ -39,7 +39,7 @@ from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from bitext_spider.config import BitextConfig, scrapy_ignored_extensions
-from bitext_spider.crawl.focused import START_PRIORITY, BestFirstFrontier, focus_page, load_domain
+from bitext_spider.crawl.focused import START_PRIORITY, BestFirstFrontier, focus_page, load_domain, window_for
 from bitext_spider.crawl.middlewares import SITE_META, is_html
 from bitext_spider.crawl.recrawl import (
     RecrawlPlan,
@@ -275,7 +275,8 @@ class SiteSpider(scrapy.Spider):
     def _frontier(self, state: SiteState) -> BestFirstFrontier:
         frontier = self.frontiers.get(state.key)
         if frontier is None:
-            frontier = self.frontiers[state.key] = BestFirstFrontier()
+            frontier = self.frontiers[state.key] = BestFirstFrontier(
+                window=window_for(self.runtime.config.max_pages_per_site))
         return frontier
 
     def _enqueue(self, url: str, state: SiteState, depth: int, prio: int, meta: dict[str, Any] | None = None) -> None:
