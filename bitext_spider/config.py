@@ -256,11 +256,15 @@ class BitextConfig:
     content_rescue_min_sentences: int = setting(
         5, "Well-aligned sentences a pair found on content alone needs.", group=_CONTENT)
     # Once trained, up to this many pages per other language that failed the size/structure
-    # filters (closest main-content length first) are checked on content alone, which must then
-    # reach ``content_rescue_min_share``.
+    # filters (closest translated bag of words first, then closest main-content length) are
+    # checked on content alone, which must then reach ``content_rescue_min_share``.  One: on the
+    # W3C site, its opaque variant and the newspaper editions (with and without a dictionary),
+    # none of about 1,900 checks of a second or third page found a pair, and they were half of
+    # the close sweep's alignments (docs/benchmarks.md (h)).
     content_rescue_candidates: int = setting(
-        3, "Pages per other language checked on content alone at close (closest main-content "
-        "length first) for pages the earlier filters found no candidate for (0: off).", group=_CONTENT)
+        1, "Pages per other language checked on content alone at close (closest translated bag of "
+        "words first, then closest main-content length) for pages the earlier filters found no "
+        "candidate for (0: off).", group=_CONTENT)
     # ... at close, with the final models (the close sweep), and with this on also as each page
     # arrives.  Off by default: at arrival a page's translation has often not been fetched yet,
     # so most of those checks align unrelated pages (on a generated 3,183-page site 4,600 checks

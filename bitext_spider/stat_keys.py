@@ -128,6 +128,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/content/sentences_stored", "Aligned sentence pairs stored for final pairs.", _CONTENT),
     Stat("bitext/content/sentences_aligned_at_close", "Final pairs aligned at close (the others keep the "
          "alignment a trained model made as their pages arrived).", _CONTENT),
+    Stat("bitext/content/sentences_reused_at_close", "Final pairs whose sentences came from their alignment "
+         "when re-judged or found at close, with the same final model.", _CONTENT),
     Stat("bitext/models/saved", "Saves of sites' translation-model training.", _CONTENT),
     Stat("bitext/models/folded_sites", "Sites whose training was folded into the stored models at close.",
          _CONTENT),

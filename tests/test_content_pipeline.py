@@ -268,6 +268,17 @@ def test_a_young_models_judgment_is_made_again_at_close(tmp_path):
     assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
     assert {frozenset((c.url1, c.url2)) for c in store.candidates()} == {
         frozenset(("http://s.test/en/a", "http://s.test/fr/a"))}
+    # The pair found at close keeps the alignment that found it: its sentences are not aligned
+    # again, and they are what the final model aligns.
+    assert crawler.stats.get_value("bitext/content/sentences_reused_at_close") == 1
+    assert crawler.stats.get_value("bitext/content/sentences_aligned_at_close", 0) == 0
+    stored = [tuple(r) for r in store.engine.connect().exec_driver_sql(
+        "select text1, text2 from sentences order by position")]
+    index = runtime.sites[SITE.key].index
+    from matchers.content.content_match import match_content
+    fresh = match_content(runtime.models.get("en", "fr", site_id(runtime)), index.content("http://s.test/en/a"),
+                          index.content("http://s.test/fr/a"), runtime.config.content_sentence_threshold)
+    assert stored and stored == [(t1, t2) for t1, t2, _ in fresh.sentence_pairs()]
     store.close()
 
 

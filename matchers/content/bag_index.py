@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import threading
 from array import array
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -46,6 +46,10 @@ Translate = Callable[[str], Iterable[tuple[str, float]]]
 # Terms on more than this share of a language's pages are not looked up, once it has this many.
 MAX_DF_SHARE = 0.5
 MIN_PAGES_DF_CAP = 20
+# Pages whose terms a query keeps: the close sweep queries one page for each language it lacks a
+# candidate in, and the mutual-best check queries its best page back, so a page's terms are
+# wanted several times in a row.
+TERMS_CACHE = 128
 
 
 def page_terms(content: PageContent, stop: frozenset[str]) -> Counter[str]:
@@ -98,6 +102,8 @@ class BagIndex:
         # Pages are added by the crawl's thread while the content thread queries: a query reads
         # the postings through numpy views, which an append must not resize under it.
         self._lock = threading.Lock()
+        self._terms: OrderedDict[int, tuple[PageContent, Counter[str]]] = OrderedDict()
+        self._terms_lock = threading.Lock()
 
     def stop_words(self, lang: str) -> frozenset[str]:
         stop = self._stop.get(lang)
@@ -107,6 +113,21 @@ class BagIndex:
 
     def terms(self, content: PageContent) -> Counter[str]:
         return page_terms(content, self.stop_words(content.lang))
+
+    def _query_terms(self, content: PageContent) -> Counter[str]:
+        """:meth:`terms`, from the cache of recent queries when there (shared: not to be changed)."""
+        key = id(content)
+        with self._terms_lock:
+            hit = self._terms.get(key)
+            if hit is not None and hit[0] is content:
+                self._terms.move_to_end(key)
+                return hit[1]
+        terms = self.terms(content)
+        with self._terms_lock:
+            self._terms[key] = (content, terms)
+            while len(self._terms) > TERMS_CACHE:
+                self._terms.popitem(last=False)
+        return terms
 
     def __len__(self) -> int:
         return sum(len(lang.norms) for lang in self._langs.values())
@@ -152,7 +173,7 @@ class BagIndex:
         date and length blocking; rows where the boolean mask ``exclude`` is true are left out
         (rows past its end are not), and so are rows from ``limit`` on: only rows below it are
         compared (the pages that had arrived when a page did)."""
-        query = translated_terms(self.terms(content), translate)
+        query = translated_terms(self._query_terms(content), translate)
         with self._lock:
             return self._query(query, float(content.length), other_lang, k, day, window, max_length_diff, exclude,
                                limit)

@@ -128,6 +128,10 @@ class ContentFilter:
         self._rescue_seen: dict[tuple[int, int], int] = {}
         # Training not yet applied, per (site, sorted language pair).
         self._batches: dict[tuple[int, str, str], _Batch] = {}
+        # Alignments made at close with a final model (re-judged and swept pairs): the sentences
+        # step takes a final pair's from here instead of aligning it again.  Keyed by the two
+        # pages' content objects; valid while the model has seen no more sentences.
+        self._close_matches: dict[frozenset[int], tuple[TranslationModel, int, ContentMatch]] = {}
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -261,6 +265,8 @@ class ContentFilter:
                 if (m is not None and m.share >= (need_mutual if cand.mutual else need)
                         and m.good >= cfg.content_rescue_min_sentences):
                     rescued.add(row, m, cand.cosine, cand.mutual)
+                    if not young:
+                        self._keep_match(model, m)
             if rescued.matches:
                 out[lang] = rescued
         return out
@@ -268,6 +274,16 @@ class ContentFilter:
     def _match(self, model: TranslationModel, a: PageContent, b: PageContent) -> ContentMatch | None:
         cfg = self.config
         return match_content(model, a, b, cfg.content_sentence_threshold, cfg.content_min_sentences)
+
+    def _keep_match(self, model: TranslationModel, m: ContentMatch) -> None:
+        self._close_matches[frozenset((id(m.first), id(m.second)))] = (model, model.sentences_seen, m)
+
+    def _close_match(self, model: TranslationModel, a: PageContent, b: PageContent) -> ContentMatch | None:
+        kept = self._close_matches.pop(frozenset((id(a), id(b))), None)
+        if kept is None or kept[0] is not model or kept[1] != model.sentences_seen:
+            return None
+        m = kept[2]
+        return m if {id(m.first), id(m.second)} == {id(a), id(b)} else None
 
     def _train(self, site_id: int, lang_a: str, lang_b: str, match: ContentMatch) -> None:
         pairs = match.training_pairs(self.config.content_sentence_threshold)
@@ -312,6 +328,7 @@ class ContentFilter:
         cfg = self.config
         updates: list[tuple[int, float, dict[str, Any]]] = []
         dropped: list[int] = []
+        self._close_matches.clear()
         for c in candidates:
             judged = c.scores.get("content_maturity")
             if judged is None or judged >= 1.0:
@@ -326,6 +343,7 @@ class ContentFilter:
             if m.share < cfg.content_min_share:
                 dropped.append(c.id)
                 continue
+            self._keep_match(model, m)
             scores = dict(c.scores, content_share=round(m.share, 6), content_mean=round(m.mean, 6),
                           content_maturity=1.0)
             structure = scores.get("structure")
@@ -427,8 +445,13 @@ class ContentFilter:
             a, b = index.content(url1), index.content(url2)
             if a is None or b is None:
                 continue
-            m = match_content(self.models.get(lang1, lang2, site_id), a, b, cfg.content_sentence_threshold)
-            self.count("sentences_aligned_at_close")
+            model = self.models.get(lang1, lang2, site_id)
+            m = self._close_match(model, a, b)
+            if m is None:
+                m = match_content(model, a, b, cfg.content_sentence_threshold)
+                self.count("sentences_aligned_at_close")
+            else:
+                self.count("sentences_reused_at_close")
             if m is None:
                 continue
             flip = m.first is not a
@@ -436,6 +459,7 @@ class ContentFilter:
                 if flip:
                     t1, t2 = t2, t1
                 records.append((page1, page2, pos, lang1, lang2, t1, t2, round(prob, 6)))
+        self._close_matches.clear()
         return records
 
 
