@@ -112,8 +112,11 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/content/rejected", "Candidates the content filter turned down as they arrived.", _CONTENT),
     Stat("bitext/content/same_text", "Candidates turned down because both pages have the same main text but "
          "for case, digits, URLs and punctuation (not a translation).", _CONTENT),
-    Stat("bitext/content/rescue_checked", "Page pairs checked on content alone as pages arrived "
-         "(`BITEXT_CONTENT_RESCUE_AT_ARRIVAL`).", _CONTENT),
+    Stat("bitext/content/rescue_checked", "Page pairs aligned on content alone, by the content-only search "
+         "(pages with no candidate at arrival, every page with `BITEXT_CONTENT_RESCUE_AT_ARRIVAL`, "
+         "and the close sweep).", _CONTENT),
+    Stat("bitext/content/rescue_screened", "Content-only candidates that are not mutual bests, settled by "
+         "their openings' alignment without a full one.", _CONTENT),
     Stat("bitext/content/rescued", "Candidates found on content alone as pages arrived.", _CONTENT),
     Stat("bitext/content/rescued_at_close", "Candidates found on content alone at close.", _CONTENT),
     Stat("bitext/content/mutual_changed_at_close", "Candidates found on content alone whose mutual-best "

@@ -284,3 +284,24 @@ def test_a_sentence_split_in_translation_stays_one_bead(model: TranslationModel)
         d1 = d1[:3] + [d1[3] + d1[4]] + d1[5:]
         beads = align(d1, d2, chars(d1), chars(d2), model)
         assert ((3,), (3, 4)) in spans(beads)
+
+
+def _page(doc: list[list[str]], lang: str):
+    from matchers.page.page_content import page_content
+
+    return page_content([("p", lang, " ".join(s) + ".") for s in doc], lang)
+
+
+def test_an_openings_share_tells_a_translation_from_another_page_and_needs_long_pages(model: TranslationModel) -> None:
+    from matchers.content.content_match import match_content, prefix_share
+
+    rng = np.random.default_rng(5)
+    d1, d2 = parallel(rng, 40)
+    _, o2 = parallel(rng, 44)
+    a, b, other = _page(d1, "xa"), _page(d2, "xb"), _page(o2, "xb")
+    assert len(a) == 40 and len(other) == 44
+    assert prefix_share(model, a, b, 0.5, 8) > 0.8
+    assert prefix_share(model, b, a, 0.5, 8) == prefix_share(model, a, b, 0.5, 8)  # either page first
+    assert prefix_share(model, a, other, 0.5, 8) < 0.1
+    assert match_content(model, a, b, 0.5).share > 0.9
+    assert prefix_share(model, a, b, 0.5, 20) is None  # 40 sentences: aligned in full

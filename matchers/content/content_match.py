@@ -87,6 +87,29 @@ def match_content(
     return ContentMatch(float(share), float(mean), good, beads, first, second)
 
 
+def prefix_share(
+    model: TranslationModel, a: PageContent, b: PageContent, threshold: float, sentences: int
+) -> float | None:
+    """The share :func:`match_content` would give, measured on the pages' openings only: the
+    first ``sentences`` sentences of the page with fewer, and as large a part of the other.  A
+    cheap first look at a pair that needs a high share, where most candidates are far from it
+    (a translation's opening is a translation too).  None when a page has no more than twice
+    ``sentences`` (the whole alignment is cheap there)."""
+    n_a, n_b = len(a), len(b)
+    if min(n_a, n_b) <= 2 * sentences:
+        return None
+    p_a, p_b = (sentences, round(sentences * n_b / n_a)) if n_a <= n_b else (round(sentences * n_a / n_b), sentences)
+    if not _is_first(model, a.lang):
+        (a, p_a), (b, p_b) = (b, p_b), (a, p_a)
+    beads = align(None, None, a.chars[:p_a], b.chars[:p_b], model, encoded=(_opening(a, p_a), _opening(b, p_b)))
+    return float(content_scores(beads, threshold)[0])
+
+
+def _opening(content: PageContent, n: int) -> tuple[list[str], np.ndarray, np.ndarray]:
+    words, ids, off = content.encoded
+    return words, ids[:off[n]], off[:n + 1]
+
+
 def _is_first(model: TranslationModel, lang: str) -> bool:
     return lang == model.lang1
 
