@@ -363,3 +363,4 @@ def test_training_is_applied_once_it_adds_a_sixteenth_of_the_model_and_all_of_it
     assert content.counts["model_updates"] == 36 and content.counts["model_sentences"] == 360
     content.flush_training()  # nothing left
     assert models.model.sentences_seen == 1650
+

@@ -279,7 +279,7 @@ class ContentFilter:
                         and m.good >= cfg.content_rescue_min_sentences):
                     rescued.add(row, m, cand.cosine, cand.mutual)
                     if not young:
-                        self._keep_match(model, m)
+                        self.keep_match(model, m)
             if rescued.matches:
                 out[lang] = rescued
         return out
@@ -288,7 +288,8 @@ class ContentFilter:
         cfg = self.config
         return match_content(model, a, b, cfg.content_sentence_threshold, cfg.content_min_sentences)
 
-    def _keep_match(self, model: TranslationModel, m: ContentMatch) -> None:
+    def keep_match(self, model: TranslationModel, m: ContentMatch) -> None:
+        """Keep an alignment made at close with a final model for the sentences step."""
         self._close_matches[frozenset((id(m.first), id(m.second)))] = (model, model.sentences_seen, m)
 
     def _close_match(self, model: TranslationModel, a: PageContent, b: PageContent) -> ContentMatch | None:
@@ -356,7 +357,7 @@ class ContentFilter:
             if m.share < cfg.content_min_share:
                 dropped.append(c.id)
                 continue
-            self._keep_match(model, m)
+            self.keep_match(model, m)
             scores = dict(c.scores, content_share=round(m.share, 6), content_mean=round(m.mean, 6),
                           content_maturity=1.0)
             structure = scores.get("structure")

@@ -22,14 +22,14 @@ candidates are resolved on the page filters' scores alone (WebMining, section 2)
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
 from matchers.content.content_filter import Models, StoredPair
-from matchers.content.content_match import match_content
+from matchers.content.content_match import ContentMatch, match_content
 from matchers.content.content_schedule import maturity
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
@@ -158,10 +158,12 @@ def _number(value: object) -> float | None:
 def decide_site(
     site_id: int, candidates: Iterable[StoredPair], index: SiteIndex, ev: SiteEvidence, models: Models,
     cfg: DecisionSettings, dictionary: Dictionary | None = None,
+    keep_match: Callable[[TranslationModel, ContentMatch], None] | None = None,
 ) -> SiteDecisions:
     """Every stored candidate of the site, every pair its URL keys and links propose, and the pairs
     the accepted ones propose through a third language (matchers.site.pivot_pairs), with all
-    evidence and one decision."""
+    evidence and one decision.  ``keep_match`` receives the alignment of each accepted pair that
+    was aligned here (with the model it was made with), for its sentences to be stored from."""
     ev.url_keys.recompute()
     near = ev.near_duplicates()
     aliases = ev.aliases()
@@ -253,13 +255,14 @@ def decide_site(
         model = models.get(c.lang1, c.lang2, site_id)
         share = scores.get("content_share")
         too_little = False
+        m = None
         if not cfg.content_enabled:
             pass  # no content stage, so no content evidence either way
         elif a_content is None or b_content is None:
             too_little = True
         elif is_new or share is None:
             m = match_content(model, a_content, b_content, cfg.content_sentence_threshold,
-                              cfg.content_min_sentences) if cfg.content_enabled else None
+                              cfg.content_min_sentences)
             if m is None:
                 too_little = cfg.content_enabled
             else:
@@ -305,6 +308,8 @@ def decide_site(
             user=user_scores(scores),
         )
         d = decide(evidence, cfg.content_required)
+        if d.accepted and m is not None and keep_match is not None:
+            keep_match(model, m)
         scores["decision"] = {"score": d.score, "accepted": d.accepted, "terms": d.terms, "veto": d.veto,
                               "evidence": {k: v for k, v in vars(evidence).items() if v not in (None, {}, "")}}
         decided.append((c.id, c.url1, c.lang1, c.url2, c.lang2, d.score, scores, d.accepted))
