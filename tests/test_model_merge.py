@@ -347,6 +347,57 @@ def test_a_failed_save_keeps_the_pending_counts_for_the_next(tmp_path, monkeypat
     store.close()
 
 
+def test_close_saves_and_folds_every_language_pair_together_and_a_race_falls_back_to_one_by_one(
+    tmp_path, monkeypatch
+) -> None:
+    store, a, b = _seeded(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=float("inf"))
+    pairs = [("en", "fr"), ("de", "en"), ("en", "es")]
+    for site, n in ((a, 3), (b, 4)):
+        for lang1, lang2 in pairs:
+            reg.trainable(lang1, lang2, site).update(_doc(np.random.default_rng(site + n), n, ["x", "y", "z"]))
+            reg.updated(lang1, lang2, site)
+    # Another process saves training of site a's en-fr row between this save's read and its write.
+    other = ModelRegistry(Store(store.engine.url.render_as_string(hide_password=False)), save_interval=float("inf"))
+    read = store.site_model_rows
+
+    def read_then_race(keys):
+        rows = read(keys)
+        other.trainable("en", "fr", a).update(_doc(np.random.default_rng(9), 2, ["x", "y", "z"]))
+        other.updated("en", "fr", a)
+        assert other.save_all() == 1
+        return rows
+
+    monkeypatch.setattr(store, "site_model_rows", read_then_race)
+    assert reg.save_all() == 6  # the batch lost the race; each pair saved on its own
+    assert store.site_model_row(a, "en", "fr").sentences_seen == 3 + 2  # neither training lost
+    assert store.site_model_row(b, "de", "en").sentences_seen == 4
+    monkeypatch.undo()
+    assert reg.save_all() == 0
+
+    fold_one = []
+    monkeypatch.setattr(reg, "_fold_pair", lambda *a, **k: fold_one.append(a) or 0)
+    assert reg.fold() == 6 and fold_one == []  # three pairs, two sites each, one transaction
+    assert store.site_models() == []
+    assert store.model_row("en", "fr").sentences_seen == 3 + 2 + 4
+    assert store.model_row("en", "es").sentences_seen == 3 + 4
+    store.close()
+
+
+def test_a_fold_that_loses_a_race_folds_pair_by_pair(tmp_path, monkeypatch) -> None:
+    store, a, b = _seeded(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=float("inf"))
+    for site in (a, b):
+        for lang1, lang2 in (("en", "fr"), ("de", "en")):
+            reg.trainable(lang1, lang2, site).update(_doc(np.random.default_rng(site), 3, ["x", "y"]))
+            reg.updated(lang1, lang2, site)
+    assert reg.save_all() == 4
+    monkeypatch.setattr(store, "fold_many_site_models", lambda folds: False)
+    assert reg.fold() == 4  # each pair on its own (fold_site_models)
+    assert store.site_models() == [] and store.model_row("de", "en").sentences_seen == 6
+    store.close()
+
+
 # -- two OS processes at once ----------------------------------------------------------------------
 K_UPDATES = 25
 N_SENTENCES = 12

@@ -175,7 +175,45 @@ class ModelRegistry:
         Returns the number saved; one that could not be saved is logged and stays dirty."""
         with self._lock:
             keys = sorted(self._dirty)
+        saved = self._save_together(keys)
+        if saved is not None:
+            return saved
         return sum(self._save(k) for k in keys)
+
+    def _save_together(self, keys: list[tuple[int, Pair]]) -> int | None:
+        """Save ``keys`` in one read and one transaction (a site can have hundreds of language
+        pairs, and a transaction each cost more than the counts); None when another writer
+        changed one of the rows meanwhile or the write failed, for :meth:`_save` to take them
+        one by one."""
+        with self._save_lock:
+            with self._lock:
+                todo = [(k, m) for k in keys if (m := self._models.get(k)) is not None and m.has_pending]
+                self._dirty.difference_update(keys)
+            if not todo:
+                return 0
+            try:
+                rows = self.store.site_model_rows([(k[0], *k[1]) for k, _ in todo])
+                writes = []
+                for (site_id, pair), model in todo:
+                    row = rows.get((site_id, *pair))
+                    counts = _decode(pair, row.state) if row is not None else None
+                    if counts is None:
+                        counts = counts_container(*pair)
+                    counts.add_counts(model.pending_counts())
+                    writes.append((site_id, _record(pair, counts), row.version if row is not None else None))
+                written = self.store.replace_site_models(writes)
+            except Exception:
+                logger.exception("translation models: saving %d sites' training together failed; saved one by one",
+                                 len(todo))
+                written = False
+            if not written:
+                with self._lock:
+                    self._dirty.update(k for k, _ in todo)
+                return None
+            for _, model in todo:
+                model.clear_pending()
+            self.saves += len(todo)
+            return len(todo)
 
     # -- saving a site's training ---------------------------------------------------------------
     def _save(self, key: tuple[int, Pair]) -> bool:
@@ -220,7 +258,48 @@ class ModelRegistry:
 
         Only what is stored is folded: call :meth:`save_all` first.  The models in memory are
         not changed (the sites keep judging with their own)."""
-        return sum(self._fold_pair(pair, site_ids) for pair in self.store.site_model_pairs(site_ids))
+        pairs = self.store.site_model_pairs(site_ids)
+        folded = self._fold_together(pairs, site_ids)
+        if folded is not None:
+            return folded
+        return sum(self._fold_pair(pair, site_ids) for pair in pairs)
+
+    def _fold_together(self, pairs: list[Pair], site_ids: Collection[int] | None) -> int | None:
+        """:meth:`fold` in one read of the site rows, one of the models and one transaction; None
+        when another writer changed a row meanwhile (then :meth:`_fold_pair` takes the pairs one
+        by one, with its retries)."""
+        if not pairs:
+            return 0
+        wanted = set(pairs)
+        by_pair: dict[Pair, list] = {}
+        for row in self.store.site_models(site_ids):
+            if (row.lang1, row.lang2) in wanted:
+                by_pair.setdefault((row.lang1, row.lang2), []).append(row)
+        stored_rows = self.store.model_rows(list(by_pair))
+        folds = []
+        sentences: dict[Pair, int] = {}
+        for pair, rows in sorted(by_pair.items()):
+            stored = stored_rows.get(pair)
+            model = _decode(pair, stored.state) if stored is not None else None
+            if model is None:
+                model = TranslationModel(*pair)
+            sentences[pair] = 0
+            for row in rows:  # site-key order: the same sum whichever process folds
+                counts = _decode(pair, row.model.state)
+                if counts is not None:
+                    model.add_counts(counts.counts())
+                    sentences[pair] += counts.sentences_seen
+            folds.append((_record(pair, model), stored.version if stored is not None else None, rows))
+        if not self.store.fold_many_site_models(folds):
+            self.lost_races += 1
+            return None
+        for record, _, rows in folds:
+            pair = (record.lang1, record.lang2)
+            self.folded_sites += len(rows)
+            self.folded_sentences += sentences[pair]
+            logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
+                        *pair, len(rows), sentences[pair], record.sentences_seen)
+        return sum(len(rows) for _, _, rows in folds)
 
     def _fold_pair(self, pair: Pair, site_ids: Collection[int] | None) -> int:
         for attempt in range(_ATTEMPTS):

@@ -4,7 +4,7 @@ site's saved training, with the compare-and-set writes that let several crawls m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from sqlalchemy import delete, select
@@ -15,6 +15,11 @@ from bitext_spider.store.dialect import Changed as _Changed
 from bitext_spider.store.dialect import insert_for as _insert
 from bitext_spider.store.models import SiteModelRow, SiteRow, TranslationModelRow
 from bitext_spider.store.records import ModelRecord, StoredModel, StoredSiteModel
+
+
+def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
 
 
 class ModelRows:
@@ -125,6 +130,48 @@ class ModelRows:
 
         return bool(self._retrying(run))
 
+    def site_model_rows(self, keys: Collection[tuple[int, str, str]]) -> dict[tuple[int, str, str], StoredModel]:
+        """The rows of ``keys`` (``(site_id, lang1, lang2)``) that exist, read in one query per
+        500 sites."""
+        wanted = set(keys)
+        out: dict[tuple[int, str, str], StoredModel] = {}
+        with Session(self.engine) as s:
+            for chunk in _chunks(sorted({k[0] for k in wanted}), 500):
+                q = select(SiteModelRow.site_id, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
+                           SiteModelRow.pairs_seen, SiteModelRow.sentences_seen).where(SiteModelRow.site_id.in_(chunk))
+                for r in s.execute(q):
+                    if (r[0], r[1], r[2]) in wanted:
+                        out[(r[0], r[1], r[2])] = StoredModel(r[3], int(r[4]), int(r[5]))
+        return out
+
+    def replace_site_models(self, writes: list[tuple[int, ModelRecord, tuple[int, int] | None]]) -> bool:
+        """:meth:`replace_site_model` for several rows ``(site_id, record, expected)`` in one
+        transaction: all are written, or (a row changed since read) none."""
+        def run() -> bool:
+            try:
+                with Session(self.engine) as s, s.begin():
+                    for site_id, record, expected in writes:
+                        if not self._compare_and_set(s, SiteModelRow.__table__, {"site_id": site_id}, record, expected):
+                            raise _Changed
+                    return True
+            except _Changed:
+                return False
+
+        return bool(self._retrying(run))
+
+    def model_rows(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], StoredModel]:
+        """:meth:`model_row` of several language pairs, in one query per 500 first languages."""
+        wanted = set(pairs)
+        out: dict[tuple[str, str], StoredModel] = {}
+        t = TranslationModelRow
+        with Session(self.engine) as s:
+            for chunk in _chunks(sorted({p[0] for p in wanted}), 500):
+                q = select(t.lang1, t.lang2, t.state, t.pairs_seen, t.sentences_seen).where(t.lang1.in_(chunk))
+                for r in s.execute(q):
+                    if (r[0], r[1]) in wanted:
+                        out[(r[0], r[1])] = StoredModel(r[2], int(r[3]), int(r[4]))
+        return out
+
     def site_model_pairs(self, site_ids: Collection[int] | None = None) -> list[tuple[str, str]]:
         """Language pairs with unfolded site training (of ``site_ids``, or all)."""
         q = select(SiteModelRow.lang1, SiteModelRow.lang2).distinct()
@@ -157,20 +204,31 @@ class ModelRows:
         """In one transaction: write the model ``record`` (compare-and-set on ``expected``) and
         delete the site rows ``folded`` it includes, each only if unchanged since read.  Returns
         whether it happened; if any condition fails nothing is written."""
+        return self._fold_rows([(record, expected, folded)])
+
+    def fold_many_site_models(
+        self, folds: list[tuple[ModelRecord, tuple[int, int] | None, list[StoredSiteModel]]]
+    ) -> bool:
+        """:meth:`fold_site_models` for several language pairs in one transaction: all of them,
+        or (any condition failing) none."""
+        return self._fold_rows(folds)
+
+    def _fold_rows(self, folds: list[tuple[ModelRecord, tuple[int, int] | None, list[StoredSiteModel]]]) -> bool:
         t = SiteModelRow.__table__
 
         def run() -> bool:
             try:
                 with Session(self.engine) as s, s.begin():
-                    if not self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected):
-                        return False
-                    for m in folded:
-                        gone = s.execute(delete(t).where(
-                            t.c.site_id == m.site_id, t.c.lang1 == m.lang1, t.c.lang2 == m.lang2,
-                            t.c.sentences_seen == m.model.sentences_seen, t.c.pairs_seen == m.model.pairs_seen,
-                        ))
-                        if gone.rowcount != 1:
-                            raise _Changed  # rolls the model write back too
+                    for record, expected, folded in folds:
+                        if not self._compare_and_set(s, TranslationModelRow.__table__, {}, record, expected):
+                            raise _Changed
+                        for m in folded:
+                            gone = s.execute(delete(t).where(
+                                t.c.site_id == m.site_id, t.c.lang1 == m.lang1, t.c.lang2 == m.lang2,
+                                t.c.sentences_seen == m.model.sentences_seen, t.c.pairs_seen == m.model.pairs_seen,
+                            ))
+                            if gone.rowcount != 1:
+                                raise _Changed  # rolls the model writes back too
                     return True
             except _Changed:
                 return False
