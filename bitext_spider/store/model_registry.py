@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Collection
 
 from bitext_spider.store.database import Store
-from bitext_spider.store.records import ModelRecord
+from bitext_spider.store.records import ModelRecord, StoredSiteModel
 from matchers.content.model_priming import SentencePairs, prime
 from matchers.content.translation_model import TranslationModel
 
@@ -48,6 +48,9 @@ logger = logging.getLogger(__name__)
 
 # Lost compare-and-set races before a save or fold gives up.
 _ATTEMPTS = 20
+# Language pairs saved or folded in one transaction at close: few transactions, and no more than
+# this many models' states in memory at once (a site's models can weigh hundreds of MB encoded).
+_TOGETHER = 16
 
 Pair = tuple[str, str]
 
@@ -175,10 +178,12 @@ class ModelRegistry:
         Returns the number saved; one that could not be saved is logged and stays dirty."""
         with self._lock:
             keys = sorted(self._dirty)
-        saved = self._save_together(keys)
-        if saved is not None:
-            return saved
-        return sum(self._save(k) for k in keys)
+        saved = 0
+        for start in range(0, len(keys), _TOGETHER):
+            group = keys[start:start + _TOGETHER]
+            together = self._save_together(group)
+            saved += together if together is not None else sum(self._save(k) for k in group)
+        return saved
 
     def _save_together(self, keys: list[tuple[int, Pair]]) -> int | None:
         """Save ``keys`` in one read and one transaction (a site can have hundreds of language
@@ -195,7 +200,7 @@ class ModelRegistry:
                 rows = self.store.site_model_rows([(k[0], *k[1]) for k, _ in todo])
                 writes = []
                 for (site_id, pair), model in todo:
-                    row = rows.get((site_id, *pair))
+                    row = rows.pop((site_id, *pair), None)
                     counts = _decode(pair, row.state) if row is not None else None
                     if counts is None:
                         counts = counts_container(*pair)
@@ -258,11 +263,13 @@ class ModelRegistry:
 
         Only what is stored is folded: call :meth:`save_all` first.  The models in memory are
         not changed (the sites keep judging with their own)."""
+        folded = 0
         pairs = self.store.site_model_pairs(site_ids)
-        folded = self._fold_together(pairs, site_ids)
-        if folded is not None:
-            return folded
-        return sum(self._fold_pair(pair, site_ids) for pair in pairs)
+        for start in range(0, len(pairs), _TOGETHER):
+            group = pairs[start:start + _TOGETHER]
+            together = self._fold_together(group, site_ids)
+            folded += together if together is not None else sum(self._fold_pair(pair, site_ids) for pair in group)
+        return folded
 
     def _fold_together(self, pairs: list[Pair], site_ids: Collection[int] | None) -> int | None:
         """:meth:`fold` in one read of the site rows, one of the models and one transaction; None
@@ -270,11 +277,9 @@ class ModelRegistry:
         by one, with its retries)."""
         if not pairs:
             return 0
-        wanted = set(pairs)
-        by_pair: dict[Pair, list] = {}
-        for row in self.store.site_models(site_ids):
-            if (row.lang1, row.lang2) in wanted:
-                by_pair.setdefault((row.lang1, row.lang2), []).append(row)
+        by_pair: dict[Pair, list[StoredSiteModel]] = {}
+        for row in self.store.site_models(site_ids, pairs=pairs):
+            by_pair.setdefault((row.lang1, row.lang2), []).append(row)
         stored_rows = self.store.model_rows(list(by_pair))
         folds = []
         sentences: dict[Pair, int] = {}

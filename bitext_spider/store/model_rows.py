@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, tuple_
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
@@ -131,17 +131,15 @@ class ModelRows:
         return bool(self._retrying(run))
 
     def site_model_rows(self, keys: Collection[tuple[int, str, str]]) -> dict[tuple[int, str, str], StoredModel]:
-        """The rows of ``keys`` (``(site_id, lang1, lang2)``) that exist, read in one query per
-        500 sites."""
-        wanted = set(keys)
+        """The rows of ``keys`` (``(site_id, lang1, lang2)``) that exist, in one query."""
         out: dict[tuple[int, str, str], StoredModel] = {}
+        t = SiteModelRow
         with Session(self.engine) as s:
-            for chunk in _chunks(sorted({k[0] for k in wanted}), 500):
-                q = select(SiteModelRow.site_id, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
-                           SiteModelRow.pairs_seen, SiteModelRow.sentences_seen).where(SiteModelRow.site_id.in_(chunk))
+            for chunk in _chunks(sorted(set(keys)), 300):
+                q = select(t.site_id, t.lang1, t.lang2, t.state, t.pairs_seen, t.sentences_seen).where(
+                    tuple_(t.site_id, t.lang1, t.lang2).in_(chunk))
                 for r in s.execute(q):
-                    if (r[0], r[1], r[2]) in wanted:
-                        out[(r[0], r[1], r[2])] = StoredModel(r[3], int(r[4]), int(r[5]))
+                    out[(r[0], r[1], r[2])] = StoredModel(r[3], int(r[4]), int(r[5]))
         return out
 
     def replace_site_models(self, writes: list[tuple[int, ModelRecord, tuple[int, int] | None]]) -> bool:
@@ -160,16 +158,15 @@ class ModelRows:
         return bool(self._retrying(run))
 
     def model_rows(self, pairs: Collection[tuple[str, str]]) -> dict[tuple[str, str], StoredModel]:
-        """:meth:`model_row` of several language pairs, in one query per 500 first languages."""
-        wanted = set(pairs)
+        """:meth:`model_row` of several language pairs, in one query."""
         out: dict[tuple[str, str], StoredModel] = {}
         t = TranslationModelRow
         with Session(self.engine) as s:
-            for chunk in _chunks(sorted({p[0] for p in wanted}), 500):
-                q = select(t.lang1, t.lang2, t.state, t.pairs_seen, t.sentences_seen).where(t.lang1.in_(chunk))
+            for chunk in _chunks(sorted(set(pairs)), 300):
+                q = select(t.lang1, t.lang2, t.state, t.pairs_seen, t.sentences_seen).where(
+                    tuple_(t.lang1, t.lang2).in_(chunk))
                 for r in s.execute(q):
-                    if (r[0], r[1]) in wanted:
-                        out[(r[0], r[1])] = StoredModel(r[2], int(r[3]), int(r[4]))
+                    out[(r[0], r[1])] = StoredModel(r[2], int(r[3]), int(r[4]))
         return out
 
     def site_model_pairs(self, site_ids: Collection[int] | None = None) -> list[tuple[str, str]]:
@@ -181,10 +178,11 @@ class ModelRows:
             return sorted((r[0], r[1]) for r in s.execute(q).all())
 
     def site_models(
-        self, site_ids: Collection[int] | None = None, pair: tuple[str, str] | None = None
+        self, site_ids: Collection[int] | None = None, pair: tuple[str, str] | None = None,
+        pairs: Collection[tuple[str, str]] | None = None,
     ) -> list[StoredSiteModel]:
-        """Unfolded site training (of ``site_ids``, or all; of ``pair``, or all), by language pair
-        and site key."""
+        """Unfolded site training (of ``site_ids``, or all; of ``pair`` or ``pairs``, or all), by
+        language pair and site key."""
         q = select(
             SiteModelRow.site_id, SiteRow.key, SiteModelRow.lang1, SiteModelRow.lang2, SiteModelRow.state,
             SiteModelRow.pairs_seen, SiteModelRow.sentences_seen,
@@ -193,6 +191,8 @@ class ModelRows:
             q = q.where(SiteModelRow.site_id.in_(sorted(site_ids)))
         if pair is not None:
             q = q.where(SiteModelRow.lang1 == pair[0], SiteModelRow.lang2 == pair[1])
+        if pairs is not None:
+            q = q.where(tuple_(SiteModelRow.lang1, SiteModelRow.lang2).in_(sorted(set(pairs))))
         with Session(self.engine) as s:
             rows = s.execute(q).all()
         out = [StoredSiteModel(r[0], r[1], r[2], r[3], StoredModel(r[4], int(r[5]), int(r[6]))) for r in rows]
