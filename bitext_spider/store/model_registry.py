@@ -50,7 +50,7 @@ logger = logging.getLogger(__name__)
 _ATTEMPTS = 20
 # Language pairs saved or folded in one transaction at close: few transactions, and no more than
 # this many models' states in memory at once (a site's models can weigh hundreds of MB encoded).
-_TOGETHER = 16
+_TOGETHER = 4
 
 Pair = tuple[str, str]
 

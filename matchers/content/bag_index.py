@@ -49,7 +49,7 @@ MIN_PAGES_DF_CAP = 20
 # Pages whose terms a query keeps: the close sweep queries one page for each language it lacks a
 # candidate in, and the mutual-best check queries its best page back, so a page's terms are
 # wanted several times in a row.
-TERMS_CACHE = 128
+TERMS_CACHE = 32
 
 
 def page_terms(content: PageContent, stop: frozenset[str]) -> Counter[str]:

@@ -139,7 +139,7 @@ class ContentFilter:
         # Alignments made at close with a final model (re-judged and swept pairs): the sentences
         # step takes a final pair's from here instead of aligning it again.  Keyed by the two
         # pages' content objects; valid while the model has seen no more sentences.
-        self._close_matches: dict[frozenset[int], tuple[TranslationModel, int, ContentMatch]] = {}
+        self._close_matches: dict[frozenset[int], tuple[TranslationModel, int, AlignedSentences]] = {}
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -289,10 +289,11 @@ class ContentFilter:
         return match_content(model, a, b, cfg.content_sentence_threshold, cfg.content_min_sentences)
 
     def keep_match(self, model: TranslationModel, m: ContentMatch) -> None:
-        """Keep an alignment made at close with a final model for the sentences step."""
-        self._close_matches[frozenset((id(m.first), id(m.second)))] = (model, model.sentences_seen, m)
+        """Keep an alignment made at close with a final model for the sentences step (its
+        sentence pairs only: the beads weigh a hundred times more)."""
+        self._close_matches[frozenset((id(m.first), id(m.second)))] = (model, model.sentences_seen, m.aligned())
 
-    def _close_match(self, model: TranslationModel, a: PageContent, b: PageContent) -> ContentMatch | None:
+    def _close_match(self, model: TranslationModel, a: PageContent, b: PageContent) -> AlignedSentences | None:
         kept = self._close_matches.pop(frozenset((id(a), id(b))), None)
         if kept is None or kept[0] is not model or kept[1] != model.sentences_seen:
             return None
@@ -460,7 +461,7 @@ class ContentFilter:
             if a is None or b is None:
                 continue
             model = self.models.get(lang1, lang2, site_id)
-            m = self._close_match(model, a, b)
+            m: ContentMatch | AlignedSentences | None = self._close_match(model, a, b)
             if m is None:
                 m = match_content(model, a, b, cfg.content_sentence_threshold)
                 self.count("sentences_aligned_at_close")
