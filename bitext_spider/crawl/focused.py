@@ -33,10 +33,13 @@ from matchers.page.topic_relevance import PageLocations, TopicScore, head_fields
 # Requests of a site handed to Scrapy at a time (queued or downloading), beyond which links wait in
 # the site's frontier: enough to keep CONCURRENT_REQUESTS_PER_DOMAIN (8) busy.
 WINDOW = 16
-# Under a page budget, the share of it that may be chosen before the pages already requested have
-# been scored: every request in the window was picked from the links known when it went out, so a
-# window of 16 would spend half of a 32-page budget on what the start page alone suggested.
+# Under a page budget, at most one in this many of its pages is in flight: every request in the
+# window was picked from the links known when it went out, so a window of 16 would spend half of a
+# 32-page budget on what the start page alone suggested.
 BUDGET_SHARE_IN_FLIGHT = 8
+
+# The priority of a site's start URLs and of a resumed crawl's frontier: before any link.
+START_PRIORITY = 1000
 
 
 def window_for(budget: int) -> int:
@@ -44,8 +47,6 @@ def window_for(budget: int) -> int:
     if not budget:
         return WINDOW
     return max(1, min(WINDOW, budget // BUDGET_SHARE_IN_FLIGHT))
-# The priority of a site's start URLs and of a resumed crawl's frontier: before any link.
-START_PRIORITY = 1000
 
 
 class DomainError(UserError):
