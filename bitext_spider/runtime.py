@@ -226,9 +226,10 @@ class BitextRuntime:
     def save_models(self) -> None:
         """Store each site's training, then fold it into the language pairs' models."""
         try:
-            saved = self.models.save_all()
             if self.config.content_model_fold:
-                self.models.fold([s.site_id for s in self.sites.values()])
+                saved, _ = self.models.save_and_fold([s.site_id for s in self.sites.values()])
+            else:
+                saved = self.models.save_all()
         except Exception:
             # The pages and pairs are stored; unfolded training waits in site_models (bitext db fold).
             logger.exception("saving the translation models failed")

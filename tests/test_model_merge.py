@@ -399,6 +399,66 @@ def test_a_fold_that_loses_a_race_folds_pair_by_pair(tmp_path, monkeypatch) -> N
     store.close()
 
 
+def _entry_table(c: ModelCounts) -> dict[tuple[str, str], tuple[float, float]]:
+    return {(c.words1[int(k) >> 32], c.words2[int(k) & 0xFFFFFFFF]): (float(a), float(b))
+            for k, a, b in zip(c.keys.tolist(), c.c21.tolist(), c.c12.tolist(), strict=True)}
+
+
+def _close_of(url: str, together: bool) -> Store:
+    """Two sites train three language pairs (site a saves part of en-fr before close), then the
+    crawl's close stores them: save_and_fold, or save_all then fold."""
+    store, a, b = _seeded(url)
+    reg = ModelRegistry(store, save_interval=float("inf"))
+    pairs = [("en", "fr"), ("de", "en"), ("en", "es")]
+    reg.trainable("en", "fr", a).update(_doc(np.random.default_rng(1), 4, ["x", "y", "z"]))
+    reg.updated("en", "fr", a)
+    assert reg.save_all() == 1  # a periodic save: site a's en-fr row exists before close
+    for site in (b, a):
+        for k, (lang1, lang2) in enumerate(pairs):
+            reg.trainable(lang1, lang2, site).update(_doc(np.random.default_rng(10 * site + k), 3 + k, ["x", "y", "w"]))
+            reg.updated(lang1, lang2, site)
+    if together:
+        assert reg.save_and_fold([a, b]) == (6, 6)
+    else:
+        assert reg.save_all() == 6 and reg.fold([a, b]) == 6
+    assert store.site_models() == []
+    return store
+
+
+def test_close_saves_and_folds_without_site_rows_into_the_models_the_two_steps_give(tmp_path) -> None:
+    two_steps = _close_of(f"sqlite:///{tmp_path / 'a.db'}", together=False)
+    together = _close_of(f"sqlite:///{tmp_path / 'b.db'}", together=True)
+    for pair in (("en", "fr"), ("de", "en"), ("en", "es")):
+        x, y = two_steps.model_row(*pair), together.model_row(*pair)
+        assert x.version == y.version
+        cx, cy = (TranslationModel.from_bytes(r.state).counts() for r in (x, y))
+        assert _entry_table(cx) == _entry_table(cy)
+        assert np.array_equal(cx.tot1, cy.tot1) and np.array_equal(cx.uni2, cy.uni2)
+    assert together.model_row("en", "fr").sentences_seen == 4 + 3 + 3
+    two_steps.close()
+    together.close()
+
+
+def test_a_close_that_loses_its_race_saves_and_folds_in_two_steps(tmp_path, monkeypatch) -> None:
+    store, a, b = _seeded(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=float("inf"))
+    for site in (a, b):
+        reg.trainable("en", "fr", site).update(_doc(np.random.default_rng(site), 3, ["x", "y"]))
+        reg.updated("en", "fr", site)
+    real = store.fold_many_site_models
+    calls = []
+
+    def lose_first(folds):
+        calls.append(len(folds))
+        return False if len(calls) == 1 else real(folds)
+
+    monkeypatch.setattr(store, "fold_many_site_models", lose_first)
+    assert reg.save_and_fold([a, b]) == (2, 2)
+    assert store.site_models() == [] and store.model_row("en", "fr").sentences_seen == 6
+    assert not reg.trainable("en", "fr", a).has_pending
+    store.close()
+
+
 # -- two OS processes at once ----------------------------------------------------------------------
 K_UPDATES = 25
 N_SENTENCES = 12

@@ -21,7 +21,9 @@ snapshot with ``min_count`` 0: the counts are kept exactly.
 **Folding.**  :meth:`fold` adds the site rows of a language pair to the stored model, in site-key
 order, and deletes them in the same transaction (a compare-and-set on the model's version
 ``(sentences_seen, pairs_seen)`` and on each row's, retried after a lost race), so training is
-neither lost nor counted twice.  A crawl folds its sites at close (``BITEXT_CONTENT_MODEL_FOLD``);
+neither lost nor counted twice.  A crawl folds its sites at close (``BITEXT_CONTENT_MODEL_FOLD``),
+its sites' new training straight into the models (:meth:`save_and_fold`: the same sums, without
+writing and reading their rows back);
 ``bitext schedule`` turns that off on the nodes and folds once all jobs ended, so that every job
 reads the same base however their starts and ends interleave.  ``bitext db fold`` folds what a
 crashed run left.
@@ -219,6 +221,94 @@ class ModelRegistry:
                 model.clear_pending()
             self.saves += len(todo)
             return len(todo)
+
+    def save_and_fold(self, site_ids: Collection[int]) -> tuple[int, int]:
+        """:meth:`save_all` then :meth:`fold` of ``site_ids``, the crawl's close: the training of
+        those sites goes into the stored models without the round trip through ``site_models``
+        (each site's counts are summed as their row would hold them, then added in site-key
+        order, so the models are the ones the two steps give).  Returns (trainings saved, sites'
+        trainings folded)."""
+        ids = set(site_ids)
+        with self._lock:
+            keys = sorted(k for k in self._dirty if k[0] in ids)
+        by_pair: dict[Pair, list[tuple[int, Pair]]] = {}
+        for key in keys:
+            by_pair.setdefault(key[1], []).append(key)
+        saved = folded = 0
+        pairs = sorted(by_pair)
+        for start in range(0, len(pairs), _TOGETHER):
+            group = pairs[start:start + _TOGETHER]
+            together = self._save_and_fold_together(group, [k for p in group for k in by_pair[p]], ids)
+            if together is None:  # another writer changed a row: the two steps, with their retries
+                saved += sum(self._save(k) for p in group for k in by_pair[p])
+                folded += sum(self._fold_pair(p, ids) for p in group)
+            else:
+                saved += together[0]
+                folded += together[1]
+        saved += self.save_all()  # other sites' training (none in a crawl's close)
+        folded += self.fold(ids)  # rows saved earlier for pairs with nothing new
+        return saved, folded
+
+    def _save_and_fold_together(
+        self, pairs: list[Pair], keys: list[tuple[int, Pair]], site_ids: Collection[int]
+    ) -> tuple[int, int] | None:
+        with self._save_lock:
+            with self._lock:
+                todo = {k: m for k in keys if (m := self._models.get(k)) is not None and m.has_pending}
+                self._dirty.difference_update(keys)
+            try:
+                rows = self.store.site_models(site_ids, pairs=pairs)
+                stored_rows = self.store.model_rows(pairs)
+                site_keys = self.store.site_keys({k[0] for k in todo})
+                folds = []
+                sentences: dict[Pair, int] = {}
+                for pair in pairs:
+                    # Per site, what its row would hold: the saved row plus the new training.
+                    sites: dict[int, tuple[str, TranslationModel | None, StoredSiteModel | None]] = {}
+                    for row in rows:
+                        if (row.lang1, row.lang2) == pair:
+                            sites[row.site_id] = (row.site_key, _decode(pair, row.model.state), row)
+                    for (site_id, p), model in todo.items():
+                        if p != pair:
+                            continue
+                        key, counts, row = sites.get(site_id, (site_keys.get(site_id, ""), None, None))
+                        if counts is None:
+                            counts = counts_container(*pair)
+                        counts.add_counts(model.pending_counts())
+                        sites[site_id] = (key, counts, row)
+                    stored = stored_rows.get(pair)
+                    merged = _decode(pair, stored.state) if stored is not None else None
+                    if merged is None:
+                        merged = TranslationModel(*pair)
+                    sentences[pair] = 0
+                    for _key, counts, _row in sorted(sites.values(), key=lambda v: v[0]):
+                        if counts is not None:
+                            merged.add_counts(counts.counts())
+                            sentences[pair] += counts.sentences_seen
+                    folds.append((_record(pair, merged), stored.version if stored is not None else None,
+                                  [row for _k, _c, row in sites.values() if row is not None], len(sites)))
+                written = self.store.fold_many_site_models([f[:3] for f in folds])
+            except Exception:
+                logger.exception("translation models: saving and folding %d language pairs together failed; "
+                                 "one by one", len(pairs))
+                written = False
+            if not written:
+                with self._lock:
+                    self._dirty.update(todo)
+                self.lost_races += 1
+                return None
+            for model in todo.values():
+                model.clear_pending()
+            self.saves += len(todo)
+            n_folded = 0
+            for record, _, _, n_sites in folds:
+                pair = (record.lang1, record.lang2)
+                self.folded_sites += n_sites
+                self.folded_sentences += sentences[pair]
+                n_folded += n_sites
+                logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
+                            *pair, n_sites, sentences[pair], record.sentences_seen)
+            return len(todo), n_folded
 
     # -- saving a site's training ---------------------------------------------------------------
     def _save(self, key: tuple[int, Pair]) -> bool:

@@ -169,6 +169,14 @@ class ModelRows:
                     out[(r[0], r[1])] = StoredModel(r[2], int(r[3]), int(r[4]))
         return out
 
+    def site_keys(self, site_ids: Collection[int]) -> dict[int, str]:
+        """The keys of sites by id."""
+        out: dict[int, str] = {}
+        with Session(self.engine) as s:
+            for chunk in _chunks(sorted(set(site_ids)), 500):
+                out.update((r[0], r[1]) for r in s.execute(select(SiteRow.id, SiteRow.key).where(SiteRow.id.in_(chunk))))
+        return out
+
     def site_model_pairs(self, site_ids: Collection[int] | None = None) -> list[tuple[str, str]]:
         """Language pairs with unfolded site training (of ``site_ids``, or all)."""
         q = select(SiteModelRow.lang1, SiteModelRow.lang2).distinct()
