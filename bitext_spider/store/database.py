@@ -17,6 +17,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased
 
 from bitext_spider.store.deciding import deciding_evidence
+from bitext_spider.store.dialect import chunks as _chunks
 from bitext_spider.store.dialect import insert_for as _insert
 from bitext_spider.store.model_rows import ModelRows
 from bitext_spider.store.models import (
@@ -55,10 +56,6 @@ def _no_nul(value: Any) -> Any:
     """PostgreSQL text cannot hold NUL characters (SQLite can); they are dropped there."""
     return value.replace("\x00", "") if isinstance(value, str) and "\x00" in value else value
 
-
-def _chunks(items: list[str], size: int) -> Iterator[list[str]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 def _ordered(a_id: int, a_lang: str, b_id: int, b_lang: str) -> tuple[int, str, int, str]:

@@ -3,7 +3,8 @@ compare-and-set writes."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy.engine import Engine
 
@@ -19,3 +20,13 @@ def insert_for(engine: Engine, table: Any) -> Any:
 
 class Changed(Exception):
     """A row changed since it was read: the transaction is rolled back."""
+
+
+T = TypeVar("T")
+
+
+def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    """``items`` in slices of ``size``: an IN list of bound parameters stays under the databases'
+    limits."""
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

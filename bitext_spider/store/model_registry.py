@@ -302,12 +302,8 @@ class ModelRegistry:
             self.saves += len(todo)
             n_folded = 0
             for record, _, _, n_sites in folds:
-                pair = (record.lang1, record.lang2)
-                self.folded_sites += n_sites
-                self.folded_sentences += sentences[pair]
+                self._folded(record, n_sites, sentences[(record.lang1, record.lang2)])
                 n_folded += n_sites
-                logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
-                            *pair, n_sites, sentences[pair], record.sentences_seen)
             return len(todo), n_folded
 
     # -- saving a site's training ---------------------------------------------------------------
@@ -389,12 +385,14 @@ class ModelRegistry:
             self.lost_races += 1
             return None
         for record, _, rows in folds:
-            pair = (record.lang1, record.lang2)
-            self.folded_sites += len(rows)
-            self.folded_sentences += sentences[pair]
-            logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
-                        *pair, len(rows), sentences[pair], record.sentences_seen)
+            self._folded(record, len(rows), sentences[(record.lang1, record.lang2)])
         return sum(len(rows) for _, _, rows in folds)
+
+    def _folded(self, record: ModelRecord, sites: int, sentences: int) -> None:
+        self.folded_sites += sites
+        self.folded_sentences += sentences
+        logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
+                    record.lang1, record.lang2, sites, sentences, record.sentences_seen)
 
     def _fold_pair(self, pair: Pair, site_ids: Collection[int] | None) -> int:
         for attempt in range(_ATTEMPTS):
@@ -411,11 +409,9 @@ class ModelRegistry:
                 if counts is not None:
                     model.add_counts(counts.counts())
                     sentences += counts.sentences_seen
-            if self.store.fold_site_models(_record(pair, model), stored.version if stored else None, rows):
-                self.folded_sites += len(rows)
-                self.folded_sentences += sentences
-                logger.info("translation model %s-%s: folded %d sites' training (%d sentence pairs; %d seen in all)",
-                            *pair, len(rows), sentences, model.sentences_seen)
+            record = _record(pair, model)
+            if self.store.fold_site_models(record, stored.version if stored else None, rows):
+                self._folded(record, len(rows), sentences)
                 return len(rows)
             self.lost_races += 1
             time.sleep(random.uniform(0.005, 0.02) * (attempt + 1))

@@ -4,7 +4,7 @@ site's saved training, with the compare-and-set writes that let several crawls m
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection
 from typing import Any
 
 from sqlalchemy import delete, select, tuple_
@@ -12,14 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 from bitext_spider.store.dialect import Changed as _Changed
+from bitext_spider.store.dialect import chunks as _chunks
 from bitext_spider.store.dialect import insert_for as _insert
 from bitext_spider.store.models import SiteModelRow, SiteRow, TranslationModelRow
 from bitext_spider.store.records import ModelRecord, StoredModel, StoredSiteModel
-
-
-def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 class ModelRows:
