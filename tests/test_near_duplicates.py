@@ -1,6 +1,7 @@
 """ILSP-FC section 3.8 de-duplication: paragraph hashes and the incremental near-duplicate index."""
 
 import hashlib
+import random
 
 import pytest
 
@@ -100,3 +101,143 @@ def test_hashes_on_too_many_pages_do_not_make_candidates():
     for i in range(4):
         index2.add(f"page{i}", h("footer", f"own{i}a", f"own{i}b", f"own{i}c", f"own{i}d", f"own{i}e"))
     assert index2.add("tiny", h("footer"))[0].dropped == "tiny"
+
+
+class ReferenceIndex:
+    """The rule spelled out over Python sets: every live page's hashes, compared exhaustively."""
+
+    def __init__(self, max_postings: int) -> None:
+        self.max_postings = max_postings
+        self.pages: dict[str, tuple[int, set[int]]] = {}  # url -> (arrival number, hashes)
+        self.dropped: dict[str, str] = {}
+        self.seen = 0
+
+    def add(self, url: str, hashes: list[bytes]) -> list[NearDuplicate]:
+        self.pages.pop(url, None)
+        self.dropped.pop(url, None)
+        mine = {int.from_bytes(x[:8], "little") for x in hashes}
+        if not mine:
+            return []
+        self.seen += 1
+        on = {x: sum(x in theirs for _, theirs in self.pages.values()) for x in mine}
+        usable = {x for x in mine if on[x] <= self.max_postings}
+        matches = []
+        for other, (number, theirs) in self.pages.items():
+            if usable & theirs:
+                share = len(mine & theirs) / min(len(mine), len(theirs))
+                if share > 0.8:
+                    matches.append((number, other, share))
+        keepers = [m for m in matches if len(self.pages[m[1]][1]) >= len(mine)]
+        if keepers:
+            _, kept, share = max(keepers, key=lambda m: (m[2], len(self.pages[m[1]][1]), -m[0]))
+            self.dropped[url] = kept
+            return [NearDuplicate(kept=kept, dropped=url, share=share)]
+        out = []
+        for _, other, share in sorted(matches):
+            del self.pages[other]
+            self.dropped[other] = url
+            out.append(NearDuplicate(kept=url, dropped=other, share=share))
+        self.pages[url] = (self.seen, mine)
+        return out
+
+
+def stream(seed: int, pages: int = 400) -> list[tuple[str, list[bytes]]]:
+    """Pages with template paragraphs (frequent, or not as pages come and go), near-copies,
+    longer and shorter versions of earlier pages, and re-crawled URLs (some emptied)."""
+    rng = random.Random(seed)
+    bodies: list[list[str]] = []
+    out = []
+    for i in range(pages):
+        roll = rng.random()
+        if bodies and roll < 0.35:
+            body = list(rng.choice(bodies))
+            edit = rng.randrange(4)
+            if edit == 0:
+                body[rng.randrange(len(body))] = f"new{i}"
+            elif edit == 1:
+                body += [f"more{i}", f"more{i}b"]
+            elif edit == 2 and len(body) > 1:
+                body.pop(rng.randrange(len(body)))
+        else:
+            body = [f"own{i}_{j}" for j in range(rng.randint(1, 8))]
+        bodies.append(body)
+        extra = [f"footer{rng.randrange(3)}"] if rng.random() < 0.7 else []
+        if rng.random() < 0.5:  # on about as many pages as max_postings: crosses it both ways
+            extra.append(f"section{rng.randrange(60)}")
+        url = f"u{i}"
+        if out and roll > 0.85:
+            url = rng.choice(out)[0]
+            if roll > 0.98:
+                body, extra = [], []
+        out.append((url, h(*extra, *body)))
+    return out
+
+
+def postings_match_live_pages(index: NearDuplicateIndex) -> None:
+    live = {(x, n) for n, url in enumerate(index._urls) if url is not None for x in index._hashes(n)}
+    merged = list(zip(index._post_h.tolist(), index._post_p.tolist(), strict=True))
+    assert merged == sorted(merged, key=lambda e: e[0])
+    assert set(merged) == live and len(merged) == len(live)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("merging", ["never", "when_due", "every_add", "at_random"])
+def test_merging_mid_stream_changes_no_decision(seed, merging):
+    max_postings = 4
+    reference = ReferenceIndex(max_postings)
+    index = NearDuplicateIndex(max_postings=max_postings, merge_min=10**9 if merging == "never" else 0)
+    rng = random.Random(seed)
+    for url, hashes in stream(seed):
+        assert index.add(url, hashes) == reference.add(url, hashes)
+        assert len(index) == len(reference.pages)
+        if merging == "every_add" or (merging == "at_random" and rng.random() < 0.2):
+            index._merge()
+            postings_match_live_pages(index)
+    assert index.duplicates() == {d: index.kept_for(d) for d in reference.dropped}
+    if merging == "never":
+        assert len(index._post_h) == 0
+    else:
+        assert len(index._post_h) > 0
+
+
+def test_a_merged_page_dropped_later_leaves_the_index():
+    index = NearDuplicateIndex(merge_min=10**9)
+    index.add("short", h("1", "2", "3", "4", "5"))
+    index.add("other", h("a", "b", "c"))
+    index._merge()
+    assert index.add("long", h("1", "2", "3", "4", "5", "6")) == [
+        NearDuplicate(kept="long", dropped="short", share=1.0)
+    ]
+    # Dead but still in the merged arrays: skipped, then left out by the next merge.
+    assert index.add("copy", h("1", "2", "3", "4", "5")) == [NearDuplicate(kept="long", dropped="copy", share=1.0)]
+    index._merge()
+    postings_match_live_pages(index)
+    assert index.add("copy2", h("1", "2", "3", "4", "5")) == [NearDuplicate(kept="long", dropped="copy2", share=1.0)]
+    assert len(index) == 2
+    assert index.duplicates() == {"short": "long", "copy": "long", "copy2": "long"}
+
+
+def test_frequent_hashes_count_live_pages_between_merges():
+    index = NearDuplicateIndex(max_postings=3, merge_min=10**9)
+    for i in range(4):
+        index.add(f"page{i}", h("footer", f"own{i}a", f"own{i}b", f"own{i}c", f"own{i}d", f"own{i}e"))
+    index._merge()
+    # A re-crawl without the footer leaves it on 3 live pages: no longer too many, so it finds
+    # candidates again although the merged arrays still hold the dead page's entry.
+    index.add("page0", h("own0a", "own0b", "own0c", "own0d", "own0e", "own0f"))
+    assert index.add("tiny", h("footer")) == [NearDuplicate(kept="page1", dropped="tiny", share=1.0)]
+
+
+def test_readding_a_url_after_a_merge_replaces_its_hashes():
+    index = NearDuplicateIndex(merge_min=10**9)
+    index.add("p", h("1", "2", "3"))
+    index._merge()
+    index.add("p", h("4", "5", "6"))
+    assert index.add("q", h("1", "2", "3")) == []
+    assert index.add("r", h("4", "5", "6")) == [NearDuplicate(kept="p", dropped="r", share=1.0)]
+    index._merge()
+    postings_match_live_pages(index)
+    index.add("p", [])  # emptied: no longer indexed
+    assert len(index) == 1
+    assert index.add("s", h("4", "5", "6")) == []
+    assert index.add("t", h("1", "2", "3")) == [NearDuplicate(kept="q", dropped="t", share=1.0)]
