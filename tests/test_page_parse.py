@@ -68,7 +68,7 @@ def comparable(item: PageItem) -> dict:
         "paragraphs": None if content is None else item.paragraphs,
         "sentences": None if content is None else content.sentences,
         "tokens_c": None if content is None else content.tokens,
-        "chars": None if content is None else content.chars,
+        "chars": None if content is None else content.chars.tolist(),
     }
 
 

@@ -13,7 +13,6 @@ import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from matchers.page.word_tokens import word_tokens
 StoredParagraph = tuple[str, str, str]
 
 
-@dataclass
+@dataclass(slots=True)
 class PageContent:
     """Main-content sentences of one page, in the page's language.
 
@@ -37,19 +36,24 @@ class PageContent:
     them (``ids``, sentence ``i`` is ``ids[offsets[i]:offsets[i + 1]]``): a fraction of the memory
     of a string per token, and the form the sentence aligner reads (:attr:`encoded`).  The
     sentences' text is only read to store aligned sentences, so it is kept compressed
-    (``packed``; :attr:`sentences` unpacks it)."""
+    (``packed``; :attr:`sentences` unpacks it).  For the same reason the record has slots, the
+    sentence lengths are one array (``chars``) and the values derived on demand are cached in
+    fields of their own."""
 
     lang: str
     packed: bytes = b""
-    chars: list[int] = field(default_factory=list)
+    chars: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     words: list[str] = field(default_factory=list)
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     offsets: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    _bag: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _worded: int | None = field(default=None, repr=False, compare=False)
+    _text_key: bytes | None = field(default=None, repr=False, compare=False)
 
     @property
     def length(self) -> int:
         """Script-weighted characters of the sentences (CJK counts three, as in the size filter)."""
-        return sum(self.chars)
+        return int(self.chars.sum())
 
     @property
     def tokens(self) -> list[list[str]]:
@@ -67,15 +71,22 @@ class PageContent:
         """The tokens as :func:`matchers.content.sentence_align.encode` gives them."""
         return self.words, self.ids, self.offsets
 
-    @cached_property
+    @property
     def bag(self) -> frozenset[str]:
         """Distinct word tokens (the bag of words of the dictionary filter)."""
-        return frozenset(self.words)
+        if self._bag is None:
+            self._bag = frozenset(self.words)
+        return self._bag
 
-    @cached_property
+    @property
     def worded_sentences(self) -> int:
         """Sentences with at least one word of letters: a date or a number alone aligns with its
         copy in any language and says nothing about translation (listings of dates, tables)."""
+        if self._worded is None:
+            self._worded = self._count_worded()
+        return self._worded
+
+    def _count_worded(self) -> int:
         if not len(self.ids):
             return 0
         worded = np.array([any(ch.isalpha() for ch in w) for w in self.words], dtype=bool)
@@ -84,14 +95,16 @@ class PageContent:
         empty = self.offsets[1:] == self.offsets[:-1]  # reduceat reads the next slice for an empty one
         return int(((np.asarray(counts) > 0) & ~empty).sum())
 
-    @cached_property
+    @property
     def text_key(self) -> bytes:
         """The sentences' key under Bicleaner's identity rules (matchers.content.hard_rules)."""
-        return text_key(self.sentences)
+        if self._text_key is None:
+            self._text_key = text_key(self.sentences)
+        return self._text_key
 
     @property
     def sentences(self) -> list[str]:
-        return zlib.decompress(self.packed, -_WBITS).decode("utf-8", "surrogatepass").split(_SEP) if self.chars else []
+        return zlib.decompress(self.packed, -_WBITS).decode("utf-8", "surrogatepass").split(_SEP) if len(self.chars) else []
 
     def __len__(self) -> int:
         return len(self.chars)
@@ -102,7 +115,8 @@ _SEP = "\x00"
 _WBITS = 12
 
 
-def _finish(content: PageContent, sentences: list[str], tokens: list[list[str]]) -> PageContent:
+def _finish(content: PageContent, sentences: list[str], tokens: list[list[str]], chars: list[int]) -> PageContent:
+    content.chars = np.array(chars, np.int32)
     if sentences:
         # A small window and memory level: zlib's defaults allocate more per call than a page's
         # text takes to compress.
@@ -144,6 +158,7 @@ def page_content(
     as the page-parse worker process sends it.
     """
     content = PageContent(lang=lang)
+    lengths: list[int] = []
     sentences: list[str] = []
     all_tokens: list[list[str]] = []
     for i, (_kind, plang, text) in enumerate(paragraphs):
@@ -153,7 +168,7 @@ def page_content(
         for sentence, tokens, chars in split if split is not None else split_paragraph(text, lang):
             sentences.append(sentence.replace(_SEP, " "))
             all_tokens.append(tokens)
-            content.chars.append(chars)
+            lengths.append(chars)
             if len(sentences) >= max_sentences:
-                return _finish(content, sentences, all_tokens)
-    return _finish(content, sentences, all_tokens)
+                return _finish(content, sentences, all_tokens, lengths)
+    return _finish(content, sentences, all_tokens, lengths)

@@ -51,10 +51,9 @@ also a switcher), so the score is a ranking, not a probability.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -357,22 +356,34 @@ def language_named(anchor_text: str, url: str) -> str | None:
     return in_url[0] if in_url else None
 
 
-@dataclass(frozen=True)
 class PageLinks:
-    """One page as the link evidence sees it: URL, identified language, outgoing links."""
+    """One page as the link evidence sees it: URL, identified language, and the ``(anchor text,
+    hreflang)`` of its links by target URL.  The decision at close asks about one target per
+    candidate, so the links are kept by target rather than as a list to scan.
 
-    url: str
-    lang: str
-    links: Sequence[LinkTuple]
+    A site keeps this for every page it crawls, and menus repeat the same links on every page:
+    with a ``pool`` (one dict per site) equal ``(anchor text, hreflang)`` tuples are one object.
+    """
 
-    @functools.cached_property
-    def targets(self) -> dict[str, list[tuple[str, str]]]:
-        """``(anchor text, hreflang)`` of the links to each URL: the decision at close asks about
-        one target per candidate, so it looks the target up instead of scanning every link."""
-        out: dict[str, list[tuple[str, str]]] = {}
-        for url, text, hreflang in self.links:
-            out.setdefault(url, []).append((text, hreflang))
-        return out
+    __slots__ = ("url", "lang", "targets")
+
+    def __init__(self, url: str, lang: str, links: Iterable[LinkTuple] = (),
+                 pool: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None = None) -> None:
+        self.url = url
+        self.lang = lang
+        grouped: dict[str, list[tuple[str, str]]] = {}
+        for target, text, hreflang in links:
+            grouped.setdefault(target, []).append((text, hreflang))
+        targets: dict[str, tuple[tuple[str, str], ...]] = {}
+        for target, found in grouped.items():
+            value = tuple(found)
+            targets[target] = value if pool is None else pool.setdefault(value, value)
+        self.targets = targets
+
+    @property
+    def links(self) -> list[LinkTuple]:
+        """``(url, anchor text, hreflang)`` of every link, grouped by target."""
+        return [(target, text, hreflang) for target, found in self.targets.items() for text, hreflang in found]
 
 
 def _names_language(anchor: str, url: str, lang: str) -> bool:

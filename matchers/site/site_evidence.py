@@ -23,7 +23,7 @@ from matchers.site.url_keys import UrlKeyIndex
 from matchers.structure.fingerprint import fingerprint
 
 
-@dataclass
+@dataclass(slots=True)
 class PageEvidence:
     url: str
     lang: str
@@ -45,6 +45,10 @@ class SiteEvidence:
         self._near: dict[str, NearDuplicateIndex] = {}
         self._inlinks: Counter[tuple[str, str]] = Counter()  # (target url, source lang) -> pages
         self._canonical: dict[str, str] = {}  # page -> the other URL its rel=canonical names
+        # Menus and templates repeat links and images on every page: one object for each distinct
+        # link group and image set of the site, not one per page.
+        self._link_pool: dict[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] = {}
+        self._image_pool: dict[frozenset[str], frozenset[str]] = {}
 
     def _page(self, url: str, lang: str) -> PageEvidence:
         page = self.pages.get(url)
@@ -60,10 +64,11 @@ class SiteEvidence:
     def add_links(self, url: str, lang: str, outlinks: Sequence[Outlink]) -> None:
         """Link evidence: the page's links, and inlink counts (menus link from every page)."""
         page = self._page(url, lang)
-        if page.links.links:
+        if page.links.targets:
             return
         # Menus repeat the same targets and texts on every page: one string each for the site.
-        page.links = PageLinks(url, lang, [tuple(_interned(v) for v in x) for x in outlinks])  # type: ignore[misc]
+        page.links = PageLinks(url, lang, (tuple(_interned(v) for v in x) for x in outlinks),  # type: ignore[misc]
+                               pool=self._link_pool)
         for target in {x[0] for x in outlinks}:
             self._inlinks[(target, lang)] += 1
 
@@ -72,7 +77,8 @@ class SiteEvidence:
         page = self._page(url, lang)
         if page.images:
             return
-        page.images = frozenset(images)
+        names = frozenset(images)
+        page.images = self._image_pool.setdefault(names, names)
         self.images.add(images, lang)
 
     def add_fingerprint(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
@@ -146,7 +152,7 @@ class SiteEvidence:
         link evidence can bring in besides the earlier filters'."""
         out: set[tuple[str, str]] = set()
         for page in self.pages.values():
-            for target, _text, _hreflang in page.links.links:
+            for target in page.links.targets:
                 other = self.pages.get(target)
                 if other is not None and other.url != page.url and not same_language(page.lang, other.lang):
                     out.add((min(page.url, other.url), max(page.url, other.url)))
