@@ -204,8 +204,8 @@ class Resolver:
         dictionary = self.dictionary.dic if self.dictionary is not None else None
         out = decide_site(state.site_id, store.site_candidates(state.site_id), state.index, state.evidence,
                           self.runtime.models, self.runtime.config, dictionary,
-                          keep_match=self.content.keep_match if self.content is not None else None)
-        store.save_decisions(state.site_id, out.decided)
+                          keep_match=self.content.keep_match if self.content is not None else None,
+                          save=lambda rows: store.save_decisions(state.site_id, rows))
         for k, n in out.counts.items():
             self.runtime.stats.inc_value(f"bitext/decision/{k}", n)
         counts = out.counts

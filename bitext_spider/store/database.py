@@ -8,7 +8,7 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -248,17 +248,22 @@ class Store(ModelRows):
         with Session(self.engine) as s:
             return [SiteCandidate(*row[:8], dict(row[8] or {})) for row in s.execute(q)]
 
-    def _candidate_ids(self, site_id: int) -> dict[frozenset[str], int]:
-        """Id of each of the site's candidates by its two URLs (no scores: nothing to decode)."""
+    def _candidate_ids(self, site_id: int, urls: Iterable[str]) -> dict[frozenset[str], int]:
+        """Id of each of the site's candidates with a page among ``urls``, by its two URLs (no
+        scores: nothing to decode)."""
         p1, p2 = aliased(PageRow), aliased(PageRow)
-        q = (
-            select(CandidateRow.id, p1.url, p2.url)
-            .join(p1, p1.id == CandidateRow.page1_id)
-            .join(p2, p2.id == CandidateRow.page2_id)
-            .where(CandidateRow.site_id == site_id)
-        )
+        out: dict[frozenset[str], int] = {}
         with Session(self.engine) as s:
-            return {frozenset((u1, u2)): i for i, u1, u2 in s.execute(q)}
+            for chunk in _chunks(sorted(set(urls)), 500):
+                # Each candidate's first page is one of the two, so the first page's URL finds it.
+                q = (
+                    select(CandidateRow.id, p1.url, p2.url)
+                    .join(p1, p1.id == CandidateRow.page1_id)
+                    .join(p2, p2.id == CandidateRow.page2_id)
+                    .where(CandidateRow.site_id == site_id, p1.url.in_(chunk))
+                )
+                out.update({frozenset((u1, u2)): i for i, u1, u2 in s.execute(q)})
+        return out
 
     def add_candidates(self, site_id: int, rows: list[tuple[str, str, str, str, float, dict[str, Any]]]) -> int:
         """Store candidates found at close, given as (url_a, lang_a, url_b, lang_b, score, scores)."""
@@ -294,7 +299,7 @@ class Store(ModelRows):
         new = [r for r in rows if r[0] < 0]
         if new:
             self.add_candidates(site_id, [(a, la, b, lb, score, scores) for _i, a, la, b, lb, score, scores, _ok in new])
-            ids = self._candidate_ids(site_id)
+            ids = self._candidate_ids(site_id, (u for r in new for u in (r[1], r[3])))
             rows = [r for r in rows if r[0] >= 0] + [
                 (ids[frozenset((r[1], r[3]))], *r[1:]) for r in new if frozenset((r[1], r[3])) in ids
             ]

@@ -159,11 +159,16 @@ def decide_site(
     site_id: int, candidates: Iterable[StoredPair], index: SiteIndex, ev: SiteEvidence, models: Models,
     cfg: DecisionSettings, dictionary: Dictionary | None = None,
     keep_match: Callable[[TranslationModel, ContentMatch], None] | None = None,
+    save: Callable[[list[Decided]], None] | None = None, save_every: int = 2000,
 ) -> SiteDecisions:
     """Every stored candidate of the site, every pair its URL keys and links propose, and the pairs
     the accepted ones propose through a third language (matchers.site.pivot_pairs), with all
     evidence and one decision.  ``keep_match`` receives the alignment of each accepted pair that
-    was aligned here (with the model it was made with), for its sentences to be stored from."""
+    was aligned here (with the model it was made with), for its sentences to be stored from.
+
+    With ``save``, the decisions are handed to it ``save_every`` at a time as they are made and
+    the result's ``decided`` is empty: a decision carries every piece of evidence, and a large
+    site's would otherwise all be held until the end."""
     ev.url_keys.recompute()
     near = ev.near_duplicates()
     aliases = ev.aliases()
@@ -230,6 +235,7 @@ def decide_site(
         return translators[key]
 
     decided: list[Decided] = []
+    score_of: dict[tuple[str, str], float] = {}  # accepted pairs
     counts = {"accepted": 0, "rejected": 0, "proposed": 0, "proposed_accepted": 0, "pivot_proposed": 0,
               "pivot_accepted": 0}
 
@@ -313,6 +319,11 @@ def decide_site(
         scores["decision"] = {"score": d.score, "accepted": d.accepted, "terms": d.terms, "veto": d.veto,
                               "evidence": {k: v for k, v in vars(evidence).items() if v not in (None, {}, "")}}
         decided.append((c.id, c.url1, c.lang1, c.url2, c.lang2, d.score, scores, d.accepted))
+        if d.accepted:
+            score_of[(c.url1, c.url2)] = d.score
+        if save is not None and len(decided) >= save_every:
+            save(decided)
+            decided.clear()
         counts["accepted" if d.accepted else "rejected"] += 1
         if pivot is not None:
             counts["pivot_proposed"] += 1
@@ -325,7 +336,6 @@ def decide_site(
     accepted = [c for i, c in enumerate(everything) if judge(i, c)]
     # Pairs through a third language, for the slots a one-to-one resolution of the accepted
     # candidates leaves empty.
-    score_of = {(row[1], row[3]): row[5] for row in decided if row[7]}
     page_ids: dict[str, int] = {}
     provisional = resolve_one_to_one(
         Scored(page_ids.setdefault(c.url1, len(page_ids)), c.lang1, page_ids.setdefault(c.url2, len(page_ids)),
@@ -346,4 +356,7 @@ def decide_site(
         judge(-1, ProposedPair(prop.url1, wa[0], prop.url2, wb[0], scores={"proposed": 1}), prop)
     for stored in by_pivot.values():
         judge(-1, stored)
+    if save is not None and decided:
+        save(decided)
+        decided.clear()
     return SiteDecisions(decided, counts, len(thresholds))
