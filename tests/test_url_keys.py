@@ -1,7 +1,10 @@
 """Tests of the URL pairing-key matcher (Kit & Ng, URL pairing patterns; matchers/site/url_keys.py)."""
 
+import pickle
 import random
+import sys
 
+import numpy as np
 import pytest
 
 from matchers.site.url_keys import UrlKeyIndex, UrlTokens, tokenize_url
@@ -298,3 +301,101 @@ def test_adding_a_url_twice_changes_nothing_but_fills_a_missing_language():
     index.add(f"{H}/en/a.html", "fr")
     assert len(index) == 1
     assert index._langs == ["en"]
+
+
+# -- what the index keeps per URL -----------------------------------------------------------------
+
+
+def test_field_tuples_are_pooled_and_tokens_interned():
+    index = UrlKeyIndex()
+    for lang in ("en", "fr"):
+        for i in range(3):
+            index.add(f"{H}/{lang}/docs/guide-{i}.html", lang)
+    host, path, file, _ = (list(column) for column in index._table.columns)
+    assert len({id(t) for t in host}) == 1  # one host tuple for the whole site
+    assert len({id(t) for t in path}) == 2  # en/docs and fr/docs
+    assert len({id(t) for t in file}) == 3  # guide-i.html under both languages
+    assert all(sys.intern(t) is t for f in file for t in f)
+    # The same values as the tokenizer's, so the same keys.
+    assert [tuple(f) for f in index._table.rows()][0] == tokenize_url("//example.org/en/docs/guide-0.html").fields()
+
+
+def test_signature_slots_are_rebuilt_in_the_order_they_were_written():
+    from matchers.site.url_key_counting import _K_BITS, _P_BITS, UrlTable
+
+    lengths = [0, 1, 2, 3, 7, 300, 255, 256]  # over 255 tokens a field is signed up to 255
+    for key_fields, max_span in (((1, 2, 3), 2), ((0, 1, 2, 3), 3), ((2,), 1)):
+        table = UrlTable(key_fields, max_span)
+        expected = []
+        for uid, n in enumerate(lengths):
+            tokens = [["h"], [f"d{i}" for i in range(n)], ["f", str(uid)], [f"q{i}" for i in range(n % 5)]]
+            fields = table.add(uid, f"http://h/{uid}", f"//h/{uid}", tokens)
+            for fid in key_fields:
+                m = min(len(fields[fid]), 255)
+                expected += [((uid << 2 | fid) << _P_BITS | p) << _K_BITS | k
+                             for p in range(m + 1) for k in range(min(max_span, m - p) + 1)]
+        assert len(table.sigs) == len(expected)
+        assert table._entries_at(np.arange(len(expected))).tolist() == expected
+        picked = np.array([len(expected) - 1, 0, 5, 5])
+        assert table._entries_at(picked).tolist() == [expected[i] for i in picked]
+
+
+def test_a_page_whose_canonical_hash_is_taken_is_still_a_page_of_its_own():
+    from matchers.site.url_canonical import canonical_url
+
+    index = UrlKeyIndex()
+    index.add(f"{H}/en/a.html", "en")
+    # As if the hash of /fr/a.html's canonical form were that of /en/a.html's.
+    index._table._by_form[hash(canonical_url(f"{H}/fr/a.html"))] = 0
+    index.add(f"{H}/fr/a.html", "fr")
+    index.add(f"{H}/fr/a.html?", "fr")  # an alias of each
+    index.add("https://example.org/en/a.html", "en")
+    assert len(index) == 2
+    assert index._ids == {f"{H}/en/a.html": 0, f"{H}/fr/a.html": 1, f"{H}/fr/a.html?": 1,
+                          "https://example.org/en/a.html": 0}
+
+
+def test_counted_keys_read_back_every_key_and_power():
+    from matchers.site.url_key_counting import CountedKeys
+
+    power = {(2, ("en",), ("fr",)): 7, (1, (), ("chinese",)): 1, (4, ("de", "german"), ("fr", "french")): 3,
+             (3, ("en",), ("zh", "hans")): 2, (0, ("en",), ("fr",)): 4}
+    assert list(CountedKeys(power.items()).items()) == list(power.items())
+    assert list(CountedKeys().items()) == [] and len(CountedKeys(power.items(), range(5))) == 5
+
+
+def test_standalone_masks_match_the_standalone_tokens_also_past_64_tokens():
+    from matchers.site.url_markers import StandaloneMasks, _candidates, standalone_tokens
+
+    urls = [f"{H}/en/en-pleine-croissance/x.fr.html?lang=pt-br", f"{H}/fr/a_b.html",
+            f"{H}/" + "/".join(f"s{i}" for i in range(70)) + "/long-slug-of-words-x.html?" + "&".join(
+                f"k{i}=v{i}" for i in range(40))]
+    index = UrlKeyIndex()
+    for u in urls:
+        index.add(u, "en")
+    masks = StandaloneMasks()
+    masks.update(index._urls, index._table.rows(), index._key_fields)
+    masks.update(index._urls, index._table.rows(len(masks)), index._key_fields)  # nothing new
+    assert len(masks) == 3 and masks[2] >> 64
+    for uid, f in enumerate(index._table.rows()):
+        alone = standalone_tokens(urls[uid])
+        got = {t for i, t in enumerate(_candidates(f, index._key_fields)) if masks[uid] >> i & 1}
+        assert got == alone & {t for fid in index._key_fields for t in f[fid]}
+
+
+def test_a_pair_scores_alike_in_both_orders():
+    index = UrlKeyIndex.from_urls(bilingual(12))
+    assert index.pairs()
+    for a, b, _ in index.pairs():
+        assert index.key_score(a, b) == index.key_score(b, a) > 0.5
+    assert index.key_score(f"{H}/en/page-w0x.html", f"{H}/en/page-w1x.html") == 0.0
+
+
+def test_a_pickled_index_reads_and_folds_aliases_alike():
+    # The index of canonical forms is keyed by hash(), salted per process: it is rebuilt on load.
+    index = UrlKeyIndex.from_urls(bilingual(12))
+    assert "_by_form" not in index._table.__getstate__()
+    copy = pickle.loads(pickle.dumps(index))
+    assert (copy.pairs(), copy.keys(), copy.rows()) == (index.pairs(), index.keys(), index.rows())
+    copy.add("https://example.org/en/page-w1x.html?", "en")
+    assert len(copy) == len(index) == 24

@@ -129,7 +129,7 @@ def test_a_language_pair_seen_once_on_a_multilingual_site_pairs_through_its_fami
     entries += [(f"{H}/docs/a{i}.gl.html", "gl") for i in (0, 1, 2)]
     entries += [(f"{H}/docs/a{i}.ja.html", "ja") for i in (0, 5, 6)]
     index = build(entries)
-    assert index._power[(2, ("gl",), ("ja",))] == 1
+    assert {(k.field, k.text): k.power for k in index.candidate_keys()}[("file", "gl:ja")] == 1
     # gl:ja links one pair only, but both codes belong to the site's language slot.
     assert index.key_score(f"{H}/docs/a0.gl.html", f"{H}/docs/a0.ja.html") > 0
 

@@ -100,7 +100,6 @@ it every N additions while crawling (benchmarks/url_keys_eval.py --timing measur
 from __future__ import annotations
 
 import re
-from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -108,8 +107,8 @@ from typing import NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from matchers.site.url_canonical import canonical_url
-from matchers.site.url_key_counting import MAX_SPAN, add_signatures, count_key_pairs
-from matchers.site.url_markers import find_markers, marker_pairs
+from matchers.site.url_key_counting import MAX_SPAN, CountedKeys, UrlTable, unordered_pair
+from matchers.site.url_markers import StandaloneMasks, find_markers, marker_pairs
 
 FIELDS = ("host", "path", "file", "query", "fields")  # "fields": a multi-field key (markers)
 _MULTI = 4
@@ -134,19 +133,19 @@ class UrlTokens:
         return (self.host, self.path, self.file, self.query)
 
 
-def _tokens(text: str) -> tuple[str, ...]:
-    return tuple(_TOKEN.findall(text))
+def _field_texts(url: str) -> tuple[str, str, str, str]:
+    """The host, directory, file and query of a URL, each tokenized on its own."""
+    parts = urlsplit(url)
+    directory, _, file = unquote(parts.path).rpartition("/")
+    return parts.netloc.rpartition("@")[2].lower(), directory, file, unquote(parts.query)
 
 
 def tokenize_url(url: str) -> UrlTokens:
     """Split a URL into host, path, file and query tokens (see the module docstring)."""
-    parts = urlsplit(url)
-    host = parts.netloc.rpartition("@")[2].lower()
-    directory, _, file = unquote(parts.path).rpartition("/")
-    return UrlTokens(_tokens(host), _tokens(directory), _tokens(file), _tokens(unquote(parts.query)))
+    return UrlTokens(*(tuple(_TOKEN.findall(text)) for text in _field_texts(url)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a site keeps thousands (family members, rejected keys)
 class UrlKey:
     """A pairing key.  `t1`/`t2` are its sides ("" is the null token); for a family both are the
     "|"-joined sides of its members.  `kind` is "token" (plain), "affix" or "family"."""
@@ -260,26 +259,24 @@ class UrlKeyIndex:
         self.marker_purity = marker_purity
         self.marker_coverage = marker_coverage
         self._key_fields = (0, 1, 2, 3) if host_keys else (1, 2, 3)
-        self._urls: list[str] = []
+        self._table = UrlTable(self._key_fields, max_span)
+        self._urls = self._table.urls  # page id -> its first URL
         self._ids: dict[str, int] = {}  # every URL added, aliases included -> page id
-        self._canon: dict[str, int] = {}  # canonical form -> page id
         self._df: list[dict[str, int]] = [defaultdict(int) for _ in FIELDS]  # URLs per field token
         self._langs: list[str | None] = []
-        self._fields: list[tuple[tuple[str, ...], ...]] = []
-        self._sigs = array("q")
-        self._entries = array("q")
+        self._alone = StandaloneMasks()
         self._clear_results()
 
     def _clear_results(self) -> None:
         self._tau = float(self.min_power)
-        self._power: dict[KeyId, int] = {}  # every plain key counted
+        self._power = CountedKeys()  # every plain key counted
         self._side_n: dict[tuple[int, Side], int] = {}  # URLs carrying a marker side
         self._markers: dict[str, str] = {}  # marker token -> the language it marks
         self._keys: list[UrlKey] = []  # accepted keys by index, in first-accepted order
         self._accepted: list[UrlKey] = []  # the same, strongest first
-        self._rejected: list[RejectedKey] = []
+        self._rejected = CountedKeys()  # extra: rejected pairs << 1 | 1 for a "conflict"
         self._pairs: list[int] = []  # packed pairs of the union, in acceptance order
-        self._pair_key: dict[int, int] = {}  # packed pair (both orders) -> index in _keys
+        self._pair_key: dict[int, int] = {}  # packed pair, smaller id first -> index in _keys
 
     def __len__(self) -> int:
         return len(self._urls)
@@ -293,7 +290,7 @@ class UrlKeyIndex:
         uid = self._ids.get(url)
         if uid is None:
             canon = canonical_url(url)
-            uid = self._canon.get(canon)
+            uid = self._table.page(canon)
             if uid is not None:
                 self._ids[url] = uid
         if uid is not None:
@@ -302,13 +299,9 @@ class UrlKeyIndex:
             return
         uid = len(self._urls)
         self._ids[url] = uid
-        self._canon[canon] = uid
-        self._urls.append(url)
         self._langs.append(lang)
-        fields = tokenize_url(canon).fields()
-        self._fields.append(fields)
+        fields = self._table.add(uid, url, canon, map(_TOKEN.findall, _field_texts(canon)))
         for fid in self._key_fields:
-            add_signatures(self._sigs, self._entries, uid, fid, fields, self.max_span)
             df = self._df[fid]
             for t in set(fields[fid]):
                 df[t] += 1
@@ -327,9 +320,6 @@ class UrlKeyIndex:
 
     def threshold(self) -> float:
         return max(float(self.min_power), self.min_power_share * len(self._urls))
-
-    def _count(self) -> dict[KeyId, list[int]]:
-        return count_key_pairs(self._sigs, self._entries, self._fields, self.max_group)
 
     # -- acceptance -----------------------------------------------------------------------------
 
@@ -482,11 +472,12 @@ class UrlKeyIndex:
         """Recount keys over all URLs added so far and rebuild the competitive union."""
         self._clear_results()
         tau = self._tau = self.threshold()
-        key_pairs = self._count()
+        key_pairs = self._table.count(self.max_group)
         if self.markers:
-            markers = self._markers = find_markers(self._fields, self._langs, self._key_fields, self.marker_purity,
-                                                   self.marker_coverage, self.min_side_power, self._urls)
-            multi, side_n = marker_pairs(self._fields, self._langs, self._key_fields, markers,
+            self._alone.update(self._urls, self._table.rows(len(self._alone)), self._key_fields)
+            markers = self._markers = find_markers(self._table.rows(), self._langs, self._key_fields, self.marker_purity,
+                                                   self.marker_coverage, self.min_side_power, self._alone)
+            multi, side_n = marker_pairs(self._table.rows(), self._langs, self._key_fields, markers,
                                          self.max_group, _MULTI, _PAIR_BITS)
             key_pairs.update(multi)
             self._side_n = dict(side_n)
@@ -502,8 +493,11 @@ class UrlKeyIndex:
                   for lang in self._langs]
         slots: set[int] = set()
         key_index: dict[UrlKey, int] = {}
-        self._power = {kid: len(v) for kid, v in key_pairs.items()}
-        for unit in self._units(self._power, tau):
+        power = {kid: len(v) for kid, v in key_pairs.items()}
+        pair_key = self._pair_key
+        dropped: list[tuple[KeyId, int]] = []
+        why: list[int] = []
+        for unit in self._units(power, tau):
             pairs = sorted(key_pairs[unit.kid], key=lambda ab: rank[ab >> _PAIR_BITS] * n + rank[ab & _LOW])
             side_a = label_ids.setdefault(("key", unit.side_a), len(label_ids))
             side_b = label_ids.setdefault(("key", unit.side_b), len(label_ids))
@@ -512,10 +506,10 @@ class UrlKeyIndex:
             kept: list[int] = []
             same = conflict = taken = 0
             for ab in pairs:
-                if ab in self._pair_key:  # a stronger key linked the same two pages
+                a, b = ab >> _PAIR_BITS, ab & _LOW
+                if (ab if a < b else b << _PAIR_BITS | a) in pair_key:  # a stronger key linked them
                     taken += 1
                     continue
-                a, b = ab >> _PAIR_BITS, ab & _LOW
                 la = labels[a] if labels[a] >= 0 else new_labels.get(a, side_a)
                 lb = labels[b] if labels[b] >= 0 else new_labels.get(b, side_b)
                 if la == lb:
@@ -539,8 +533,8 @@ class UrlKeyIndex:
                 reason = "conflict"
             if reason:
                 if unit.accepted is not None:
-                    self._rejected.append(RejectedKey(self._plain(unit.kid, len(pairs)), reason,
-                                                      rejected / len(pairs)))
+                    dropped.append((unit.kid, len(pairs)))
+                    why.append(rejected << 1 | (reason == "conflict"))
                 continue
             slots |= new_slots
             for uid, lab in new_labels.items():
@@ -551,8 +545,9 @@ class UrlKeyIndex:
             ki = key_index.setdefault(unit.accepted, len(key_index))
             for ab in kept:
                 self._pairs.append(ab)
-                self._pair_key[ab] = ki
-                self._pair_key[(ab & _LOW) << _PAIR_BITS | ab >> _PAIR_BITS] = ki
+                pair_key[unordered_pair(ab)] = ki
+        self._power = CountedKeys(power.items())
+        self._rejected = CountedKeys(dropped, why)
         self._keys = list(key_index)
         self._accepted = sorted(key_index, key=lambda k: (-k.power, k.field, k.text))
 
@@ -570,21 +565,23 @@ class UrlKeyIndex:
     def rejected_keys(self) -> list[RejectedKey]:
         """Keys in competition (above the threshold, or members of an accepted generalized key)
         that were dropped as false keys, in the order they were tried."""
-        return list(self._rejected)
+        return [RejectedKey(self._plain(kid, n), ("same-language", "conflict")[w & 1], (w >> 1) / n)
+                for (kid, n), w in zip(self._rejected.items(), self._rejected.extra, strict=True)]
 
     def pairs(self) -> list[tuple[str, str, UrlKey]]:
         """The competitive union: (URL with side t1, URL with side t2, accepted key), in the order
         the pairs were accepted (strongest key first).  For a family key the sides are those of
         the member key that linked the pair."""
         urls = self._urls
-        return [(urls[ab >> _PAIR_BITS], urls[ab & _LOW], self._keys[self._pair_key[ab]]) for ab in self._pairs]
+        return [(urls[ab >> _PAIR_BITS], urls[ab & _LOW], self._keys[self._pair_key[unordered_pair(ab)]])
+                for ab in self._pairs]
 
     def key_score(self, url_a: str, url_b: str) -> float:
         """power / (power + tau) of the accepted key that paired the two URLs, else 0."""
         a, b = self._ids.get(url_a), self._ids.get(url_b)
         if a is None or b is None:
             return 0.0
-        ki = self._pair_key.get(a << _PAIR_BITS | b)
+        ki = self._pair_key.get(unordered_pair(a << _PAIR_BITS | b))
         if ki is None:
             return 0.0
         key = self._keys[ki]
@@ -595,6 +592,6 @@ class UrlKeyIndex:
         urls = self._urls
         first: dict[int, tuple[str, str]] = {}
         for ab in self._pairs:
-            first.setdefault(self._pair_key[ab], (urls[ab >> _PAIR_BITS], urls[ab & _LOW]))
+            first.setdefault(self._pair_key[unordered_pair(ab)], (urls[ab >> _PAIR_BITS], urls[ab & _LOW]))
         index = {key: ki for ki, key in enumerate(self._keys)}
         return [KeyRow(k.text, k.power, k.generalized, first[index[k]], k.field) for k in self._accepted]

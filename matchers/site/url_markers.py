@@ -18,10 +18,10 @@ the whole site, and needs no second pair.
 
 from __future__ import annotations
 
-import functools
 import re
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from urllib.parse import unquote
 
 from matchers.page.lang_codes import base_language
@@ -33,7 +33,6 @@ _ELEMENT = re.compile(r"[^/._?&=#;,+]+")
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def standalone_tokens(url: str) -> frozenset[str]:
     """The tokens of ``url`` that stand alone: an element between ``/ . _ ? & =`` and the like, or
     a part of an element of at most two hyphen-joined parts (``pt-br``, ``zh-hans``), but not a
@@ -48,25 +47,60 @@ def standalone_tokens(url: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
+def _candidates(f: Fields, key_fields: Iterable[int]) -> Iterable[str]:
+    """The distinct tokens of a URL's key fields, in a fixed order (bit i of its mask is the i-th)."""
+    return dict.fromkeys(t for fid in key_fields for t in f[fid])
+
+
+class StandaloneMasks:
+    """Per URL, which of its key-field tokens stand alone in it (:func:`standalone_tokens`), as a
+    bit mask over :func:`_candidates`.  A URL's mask never changes, so it is computed once, at the
+    first recompute that sees the URL, and kept in 8 bytes where a set of the tokens takes ~900."""
+
+    def __init__(self) -> None:
+        self._masks = array("Q")
+        self._wide: dict[int, int] = {}  # the masks that need more than 64 bits
+
+    def __len__(self) -> int:
+        return len(self._masks)
+
+    def __getitem__(self, uid: int) -> int:
+        return self._wide[uid] if uid in self._wide else self._masks[uid]
+
+    def update(self, urls: Sequence[str], rows: Iterable[Fields], key_fields: Sequence[int]) -> None:
+        """Compute the masks of ``urls[len(self):]``, the URLs added since the last update, whose
+        fields ``rows`` gives."""
+        for url, f in zip(urls[len(self._masks):], rows, strict=True):
+            alone = standalone_tokens(url)
+            mask = 0
+            for i, t in enumerate(_candidates(f, key_fields)):
+                if t in alone:
+                    mask |= 1 << i
+            if mask >> 64:
+                self._wide[len(self._masks)] = mask
+                mask = 0
+            self._masks.append(mask)
+
+
+def find_markers(fields: Iterable[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
                  purity: float, coverage: float, min_count: int,
-                 urls: Sequence[str] | None = None) -> dict[str, str]:
+                 alone: StandaloneMasks | None = None) -> dict[str, str]:
     """The tokens that mark a language, each with the (base) language it marks.  Fields are not
     told apart: the home page /en has its code in the file field where every other page has it in
-    the path (/en/about).  With ``urls``, a token counts where it stands alone in its URL
-    (:func:`standalone_tokens`)."""
+    the path (/en/about).  With ``alone`` (updated to all of ``fields``), a token counts where it
+    stands alone in its URL (:func:`standalone_tokens`)."""
     per_lang: Counter[str] = Counter()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for i, (f, code) in enumerate(zip(fields, langs, strict=True)):
         if code is None:
             continue
-        alone = standalone_tokens(urls[i]) if urls is not None else None
+        mask = alone[i] if alone is not None else -1  # -1: every bit set
         # pt and pt-br share "pt" (/pt/, /pt-br/), zh-cn and zh-tw share "zh": purity is judged
         # by base language, or the shared token would stay in the URL and block the pair.
         lang = base_language(code)
         per_lang[lang] += 1
-        for t in {t for fid in key_fields for t in f[fid]}:
-            if alone is None or t in alone:
+        for j, t in enumerate(_candidates(f, key_fields)):
+            if mask >> j & 1:
                 counts[t][lang] += 1
     markers = {}
     for ft, by_lang in counts.items():
@@ -79,7 +113,7 @@ def find_markers(fields: Sequence[Fields], langs: Sequence[str | None], key_fiel
     return markers
 
 
-def marker_pairs(fields: Sequence[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
+def marker_pairs(fields: Iterable[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
                  markers: dict[str, str], max_group: int, multi: int,
                  pair_bits: int) -> tuple[dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]],
                                           Counter[tuple[str, ...]]]:
