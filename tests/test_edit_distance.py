@@ -232,6 +232,25 @@ def test_store_growth_keeps_rows() -> None:
         view[:] = 0
 
 
+def test_store_histograms_are_computed_when_a_comparison_needs_them() -> None:
+    rng = np.random.default_rng(6)
+    seqs = [_random_seq(rng, int(rng.integers(1, 60))) for _ in range(50)]
+    store = TagSequenceStore(initial_rows=4)
+    for s in seqs[:30]:
+        store.add(s)
+    # A store only read for its sequences (the crawl process's copy) holds no histograms.
+    assert store._hists.nbytes == 0
+    want = [int(d) for d in store.distances(seqs[0], np.arange(30), 1000)]
+    assert store.histograms().shape[0] >= 30
+    for s in seqs[30:]:  # rows added after the first comparison get theirs at the next one
+        store.add(s)
+    got = store.distances(seqs[0], np.arange(50), 1000)
+    assert got[:30].tolist() == want and got[0] == 0
+    for i, s in enumerate(seqs):
+        assert np.array_equal(store.histogram(i), histogram(s))
+        assert np.array_equal(store.histograms()[i], histogram(s))
+
+
 def test_store_lower_bounds_match_per_pair_bound() -> None:
     store = TagSequenceStore(nbuckets=16, initial_tokens=8, initial_rows=2)
     rows = [a for a, _ in PAIRS[:80]]

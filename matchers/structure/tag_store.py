@@ -8,7 +8,9 @@ Memory: 4 bytes per stored token in the flat array, which grows by doubling, so 
 per token right after a doubling; plus, per stored sequence, 8 bytes of offset, 8 bytes of
 length and ``4 * nbuckets`` bytes of histogram (272 bytes in all with the default 64 buckets),
 also in doubling arrays.  A 5,000-page language side of 2,000-token pages is 40-80 MB of tokens
-and 1.4-2.7 MB of per-page data.
+and 1.4-2.7 MB of per-page data.  Histograms are computed when a comparison first needs them, so
+a store that is only read for its sequences (the crawl process's copy, when the structure filter
+runs in a worker process) holds none.
 
 Not thread-safe for concurrent ``add``; ``distances`` only reads and may run while no ``add``
 is in progress (numba releases the GIL inside it).
@@ -41,7 +43,8 @@ class TagSequenceStore:
         # used entries.
         self._offsets = np.zeros(max(1, initial_rows) + 1, np.int64)
         self._lengths = np.zeros(max(1, initial_rows), np.int64)
-        self._hists = np.zeros((max(1, initial_rows), nbuckets), np.int32)
+        self._hists = np.zeros((0, nbuckets), np.int32)
+        self._hist_n = 0  # rows whose histogram is computed
         self._n = 0
 
     def __len__(self) -> int:
@@ -81,24 +84,36 @@ class TagSequenceStore:
             grown = np.empty(cap, np.int32)
             grown[:start] = self._flat[:start]
             self._flat = grown
-        if self._n + 1 > self._hists.shape[0]:
-            rows = 2 * self._hists.shape[0]
+        if self._n + 1 > self._lengths.shape[0]:
+            rows = 2 * self._lengths.shape[0]
             offsets = np.zeros(rows + 1, np.int64)
             offsets[: self._n + 1] = self._offsets[: self._n + 1]
             self._offsets = offsets
             lengths = np.zeros(rows, np.int64)
             lengths[: self._n] = self._lengths[: self._n]
             self._lengths = lengths
-            hists = np.zeros((rows, self.nbuckets), np.int32)
-            hists[: self._n] = self._hists[: self._n]
-            self._hists = hists
         self._flat[start:end] = tokens
-        self._hists[self._n] = histogram(tokens, self.nbuckets)
         self._offsets[self._n + 1] = end
         self._lengths[self._n] = tokens.shape[0]
         row = self._n
         self._n += 1
         return row
+
+    def histograms(self) -> np.ndarray:
+        """The histograms of every stored row, computing those added since the last call."""
+        # _n is read before the arrays: add() fills a row (growing the arrays first) before it
+        # counts it, so the arrays read next hold at least the rows counted here.
+        n = self._n
+        if self._hist_n < n:
+            flat, offsets = self._flat, self._offsets
+            if n > self._hists.shape[0]:
+                hists = np.zeros((max(n, 2 * self._hists.shape[0]), self.nbuckets), np.int32)
+                hists[: self._hist_n] = self._hists[: self._hist_n]
+                self._hists = hists
+            for row in range(self._hist_n, n):
+                self._hists[row] = histogram(flat[offsets[row] : offsets[row + 1]], self.nbuckets)
+            self._hist_n = n
+        return self._hists
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """``(flat, offsets)`` of the current buffers, for other batched kernels over the rows."""
@@ -116,7 +131,7 @@ class TagSequenceStore:
         """Read-only view of the histogram of stored sequence ``row``."""
         if not 0 <= row < self._n:
             raise IndexError(row)
-        view = self._hists[row]
+        view = self.histograms()[row]
         view.flags.writeable = False
         return view
 
@@ -126,7 +141,7 @@ class TagSequenceStore:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if rows.size and (rows.min() < 0 or rows.max() >= self._n):
             raise IndexError("row out of range")
-        return batch_lower_bounds(query.shape[0], histogram(query, self.nbuckets), self._offsets, self._hists, rows)
+        return batch_lower_bounds(query.shape[0], histogram(query, self.nbuckets), self._offsets, self.histograms(), rows)
 
     def distances(self, query: np.ndarray, rows: np.ndarray, limits: np.ndarray | int) -> np.ndarray:
         """Distance of ``query`` to each of ``rows``, or a value > that row's limit (int32).
@@ -152,7 +167,7 @@ class TagSequenceStore:
             histogram(query, self.nbuckets),
             self._flat,
             self._offsets,
-            self._hists,
+            self.histograms(),
             rows,
             lim,
         )
