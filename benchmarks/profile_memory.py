@@ -4,6 +4,7 @@ resident set of every process of the crawl.
 
     python benchmarks/profile_memory.py [--docs 4750] [--every 2500] [--out DIR] [-s NAME=VALUE ...]
     python benchmarks/profile_memory.py --show DIR/memory.jsonl [--lines 25]
+    python benchmarks/profile_memory.py --resident [--docs 4750]
 
 Crawls the generated two-language site of docs/benchmarks.md (c) (``--docs 4750``: about 10,000
 pages) with the default settings and benchmarks/memory_snapshots.py as an extension: after every
@@ -12,6 +13,11 @@ allocation sites (tracemalloc, one frame: the line that allocated) and its resid
 peak resident set of each process of the crawl (the crawl process, the parse and structure
 workers) is sampled with psutil.  tracemalloc slows the crawl about twofold; the sizes are what
 it measures, not the time.
+
+With ``--resident`` the crawl runs without tracemalloc (whose tables about double the crawl
+process's resident set) and reports each process's peak resident set split into anonymous
+memory (the heaps) and file-backed pages (shared libraries, counted again in every process that
+maps them), with the largest mappings.
 """
 
 from __future__ import annotations
@@ -59,12 +65,32 @@ def show(path: Path, lines: int) -> None:
             print(f"    {mb:8.1f} MB {count:9d}  {_short(where)}")
 
 
-class PeakRss:
-    """The largest resident set of each process under ``pid``, by its command line."""
+def _mappings(pid: int) -> tuple[float, list[tuple[float, str]]]:
+    """Anonymous MB of a process and its resident MB per mapped file, largest first (Linux)."""
+    by_file: dict[str, int] = {}
+    anon = 0
+    current = ""
+    with open(f"/proc/{pid}/smaps") as fh:
+        for line in fh:
+            head = line.split(maxsplit=6)
+            if len(head) >= 5 and "-" in head[0] and ":" in head[3]:
+                current = head[5].strip() if len(head) > 5 else ""
+            elif head[0] == "Rss:" and current.startswith("/"):
+                by_file[current] = by_file.get(current, 0) + int(head[1])
+            elif head[0] == "Anonymous:":
+                anon += int(head[1])
+    return anon / 1024, sorted(((kb / 1024, path) for path, kb in by_file.items()), reverse=True)
 
-    def __init__(self, pid: int) -> None:
+
+class PeakRss:
+    """The largest resident set of each process under ``pid``, by its command line; with
+    ``mappings``, also how it splits at that peak (``_mappings``)."""
+
+    def __init__(self, pid: int, mappings: bool = False) -> None:
         self.root = psutil.Process(pid)
         self.peaks: dict[int, tuple[float, str]] = {}
+        self.split: dict[int, tuple[float, list[tuple[float, str]]]] = {}
+        self.mappings = mappings
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -78,6 +104,9 @@ class PeakRss:
                         name = " ".join(proc.cmdline())[:90]
                         if rss > self.peaks.get(proc.pid, (0.0, ""))[0]:
                             self.peaks[proc.pid] = (rss, name)
+                            if self.mappings:
+                                with contextlib.suppress(OSError):
+                                    self.split[proc.pid] = _mappings(proc.pid)
 
     def stop(self) -> dict[int, tuple[float, str]]:
         self._stop.set()
@@ -93,6 +122,8 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=25, help="allocation sites shown per snapshot")
     ap.add_argument("-s", dest="settings", action="append", default=[], help="Scrapy setting NAME=VALUE")
     ap.add_argument("--show", type=Path, help="only print a kept memory.jsonl (no crawl)")
+    ap.add_argument("--resident", action="store_true",
+                    help="no tracemalloc: each process's peak resident set, anonymous and file-backed")
     a = ap.parse_args()
     if a.show:
         show(a.show, a.lines)
@@ -112,14 +143,16 @@ def main() -> None:
         extra = [x for s in a.settings for x in ("-s", s)]
         cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={info.seeds_path}",
                "-s", f"BITEXT_DB_URL=sqlite:///{tmp_path / 'crawl.db'}", *CRAWL_SETTINGS,
-               "-s", 'EXTENSIONS={"memory_snapshots.MemorySnapshots": 0}',
-               "-s", f"MEMORY_SNAPSHOT_OUT={snapshots}", "-s", f"MEMORY_SNAPSHOT_EVERY={a.every}", *extra]
+               *extra]
+        if not a.resident:
+            cmd += ["-s", 'EXTENSIONS={"memory_snapshots.MemorySnapshots": 0}',
+                    "-s", f"MEMORY_SNAPSHOT_OUT={snapshots}", "-s", f"MEMORY_SNAPSHOT_EVERY={a.every}"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "benchmarks"),
                                                                           os.environ.get("PYTHONPATH")]))}
         try:
             with log.open("w") as fh:
                 proc = subprocess.Popen(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env)
-                peaks = PeakRss(proc.pid)
+                peaks = PeakRss(proc.pid, mappings=a.resident)
                 if proc.wait() != 0:
                     raise SystemExit(f"the crawl failed; its log: {log}")
                 per_process = peaks.stop()
@@ -128,9 +161,14 @@ def main() -> None:
             server.wait()
         print(f"site: {info.page_count} pages (en, fr)")
         print("peak resident set per process:")
-        for rss, name in sorted(per_process.values(), reverse=True):
+        for pid, (rss, name) in sorted(per_process.items(), key=lambda kv: -kv[1][0]):
             print(f"  {rss:7.0f} MB  {name}")
-        show(snapshots, a.lines)
+            if pid in peaks.split:
+                anon, files = peaks.split[pid]
+                print(f"          anonymous {anon:.0f} MB, file-backed {sum(mb for mb, _ in files):.0f} MB; largest: "
+                      + ", ".join(f"{Path(path).name} {mb:.0f} MB" for mb, path in files[:3]))
+        if not a.resident:
+            show(snapshots, a.lines)
 
 
 if __name__ == "__main__":
