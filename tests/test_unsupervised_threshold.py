@@ -79,6 +79,19 @@ def test_alignment_cost_is_a_diff_not_a_weighted_edit():
     assert alignment_cost([5], [p]) == 2
 
 
+def test_alignment_cost_is_the_indel_distance_of_tags_and_chunk_symbols():
+    # Tag codes span the whole negative int32 range; the compact symbols must not merge any two.
+    from rapidfuzz.distance import Indel
+
+    rng = np.random.default_rng(11)
+    tags = np.array([-(2**31) + 1, -(2**30), -70_000, -3, -2, -1])
+    for _ in range(200):
+        a, b = (np.where(rng.random(n) < 0.3, rng.integers(1, 400, n), rng.choice(tags, n))
+                for n in rng.integers(0, 40, 2))
+        reference = Indel.distance([0 if t > 0 else int(t) for t in a], [0 if t > 0 else int(t) for t in b])
+        assert alignment_cost(a, b) == reference
+
+
 def test_word_counts_are_the_default_length_and_can_be_replaced():
     f = features(EN_FIG2, KK_FIG2, text_len_a=300, text_len_b=100)
     assert f.l_d == pytest.approx(0.5)
