@@ -45,6 +45,19 @@ def test_write_is_idempotent_and_resolution_is_one_to_one(tmp_path):
     assert stored[0].tokens.tolist() == [-1, 3, -2] and stored[0].links == ["http://a/en1/next"]
 
 
+def test_candidates_of_pages_whose_ids_were_forgotten_are_stored(tmp_path, monkeypatch):
+    monkeypatch.setattr("bitext_spider.store.database._REMEMBERED_IDS", 4)
+    store = Store(f"sqlite:///{tmp_path / 'c.db'}")
+    store.ensure_site("a.example", ["http://a.example/"])
+    store.write([_page(f"http://a/en{i}", "en") for i in range(10)])
+    assert len(store._ids) <= 4  # the earliest pages' ids are no longer held
+    store.write([_page(f"http://a/fr{i}", "fr", [(f"http://a/en{i}", "en", 0.9)]) for i in range(10)])
+    with Session(store.engine) as s:
+        rows = s.execute(select(PageRow.url, CandidateRow.page2_id).join(PageRow, PageRow.id == CandidateRow.page1_id))
+        ids = dict(s.execute(select(PageRow.url, PageRow.id)).all())
+        assert {(url, other) for url, other in rows} == {(f"http://a/en{i}", ids[f"http://a/fr{i}"]) for i in range(10)}
+
+
 def test_writer_thread_flushes_and_survives_a_bad_record(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'w.db'}")
     store.ensure_site("a.example", [])

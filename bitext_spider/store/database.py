@@ -4,6 +4,7 @@ arrive through the writer thread (bitext_spider.store.writer)."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import random
 import time
@@ -72,12 +73,18 @@ def _tiebreak(scores: dict[str, Any] | None) -> tuple[float, ...]:
     return tuple(out)
 
 
+_REMEMBERED_IDS = 20_000
+
+
 class Store(ModelRows):
     """Database access for the crawl and the ``bitext`` command."""
 
     def __init__(self, url: str, create: bool = True) -> None:
         self.url = url
         self.engine = make_engine(url, create=create)
+        # Ids of recently stored pages, for their candidates' rows without a query.  Bounded: a
+        # crawl of 100,000 pages would otherwise keep every URL a second time; an id not here is
+        # read with the batch that needs it.
         self._ids: dict[str, int] = {}
         # Candidates of a stored page whose other page is not stored yet: pages go through the
         # pipelines concurrently, so a page may be compared with one that reaches the store later.
@@ -130,7 +137,7 @@ class Store(ModelRows):
         )
         with Session(self.engine) as s:
             for row in s.execute(select(*cols).where(PageRow.site_id == site_id).order_by(PageRow.id)):
-                self._ids[row.url] = row.id
+                self._remember({row.url: row.id})
                 tokens = np.frombuffer(row.tokens, dtype=np.int32).copy() if row.tokens is not None else None
                 yield StoredPage(
                     row.url, row.lang, bool(row.eligible), row.size_bytes, row.size_chars,
@@ -192,8 +199,15 @@ class Store(ModelRows):
             if sentences:
                 s.execute(self._sentence_insert(), sentences)
         # Only after the commit: a rolled-back id must not be remembered.
-        self._ids.update(new_ids)
+        self._remember(new_ids)
         self._waiting = waiting
+
+    def _remember(self, ids: dict[str, int]) -> None:
+        self._ids.update(ids)
+        if len(self._ids) > _REMEMBERED_IDS:
+            # The oldest half goes (dicts keep insertion order), so this runs once in many batches.
+            for url in list(itertools.islice(self._ids, len(self._ids) - _REMEMBERED_IDS // 2)):
+                del self._ids[url]
 
     def update_validators(self, validators: dict[str, tuple[str, str]]) -> None:
         """New ``(ETag, Last-Modified)`` of stored pages fetched again (bitext_spider.crawl.recrawl)."""
