@@ -19,7 +19,7 @@ LISTING_PAGE_SIZE = 100
 
 _NOUN_CATEGORIES = ("person", "institution", "place", "thing", "food")
 _PRICE_KEY = "€{0}.{1}"
-# Frequency adverbs go before the verb in en/es ("the museum often offers"); the rest go last.
+# Frequency adverbs go before the verb in en/es/pl ("the museum often offers"); the rest go last.
 _PRE_VERB_ADVERBS = frozenset(
     {"also", "often", "always", "usually", "now", "still", "already", "sometimes", "soon"}
 )
@@ -59,6 +59,29 @@ _CONTRACTIONS: Mapping[str, Mapping[str, str]] = MappingProxyType(
     {
         "fr": MappingProxyType({"à le ": "au ", "de le ": "du ", "de un ": "d'un ", "de une ": "d'une "}),
         "es": MappingProxyType({"a el ": "al ", "de el ": "del "}),
+        "it": MappingProxyType(
+            {
+                "di il ": "del ",
+                "di lo ": "dello ",
+                "di la ": "della ",
+                "di l'": "dell'",
+                "a il ": "al ",
+                "a lo ": "allo ",
+                "a la ": "alla ",
+                "a l'": "all'",
+                "da il ": "dal ",
+                "da lo ": "dallo ",
+                "da la ": "dalla ",
+                "da l'": "dall'",
+                "in il ": "nel ",
+                "in lo ": "nello ",
+                "in la ": "nella ",
+                "in l'": "nell'",
+            }
+        ),
+        "pt": MappingProxyType(
+            {"de o ": "do ", "de a ": "da ", "em o ": "no ", "em a ": "na ", "a o ": "ao ", "a a ": "à "}
+        ),
         "de": MappingProxyType(
             {
                 "in dem ": "im ",
@@ -71,7 +94,7 @@ _CONTRACTIONS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         ),
     }
 )
-_SPACED_LANGS = frozenset({"en", "fr", "de", "es"})
+_SPACED_LANGS = frozenset({"en", "fr", "de", "es", "it", "pt", "nl", "pl"})
 
 
 # --------------------------------------------------------------------------------------------------

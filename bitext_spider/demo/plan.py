@@ -114,7 +114,7 @@ def _plan_hard_negatives(
 
 def _slugify(title: str, lang: str) -> str:
     if lang in _SPACED_LANGS:
-        folded = title.lower().replace("ß", "ss").replace("œ", "oe").replace("æ", "ae")
+        folded = title.lower().replace("ß", "ss").replace("œ", "oe").replace("æ", "ae").replace("ł", "l")
         folded = unicodedata.normalize("NFKD", folded).encode("ascii", "ignore").decode()
         slug = re.sub(r"[^a-z0-9]+", "-", folded).strip("-")
         if len(slug) > 60:

@@ -23,6 +23,20 @@ from bitext_spider.demo.composer import (
     _Row,
     _Sentence,
 )
+from bitext_spider.demo.grammar import (
+    PL_CASES,
+    PL_GENITIVE_VERBS,
+    article_alternatives,
+    gendered_form,
+    indefinite_article,
+    join_article,
+    nl_adjective,
+    pl_adjective,
+    pl_animate,
+    pl_noun_cases,
+    pl_prep_case,
+    pl_preposition,
+)
 from bitext_spider.demo.lexicon import (
     _CONTRACTIONS,
     _DE_ACCUSATIVE_PREPS,
@@ -70,11 +84,14 @@ class _Noun:
     definite: str
     bare: str
     gender: str  # "m", "f", "n", or "" where the language has no gender
+    article: str = ""  # the definite article the cell starts with
+    cases: tuple[str, ...] = ()  # pl: the forms of PL_CASES
+    animate: bool = False  # pl: masculine and animate (its accusative is not its nominative)
 
 
 def _parse_nouns(lex: Lexicon, lang: str) -> dict[int, _Noun]:
     """Split noun cells into article, bare noun and gender using the lexicon's ``the`` row."""
-    articles = [a for a in lex.word(lex.key("the"), lang).split("/") if a]
+    articles = article_alternatives(lex.word(lex.key("the"), lang))
     nouns = {}
     for cat in _NOUN_CATEGORIES:
         for cid in lex.ids(cat):
@@ -83,18 +100,24 @@ def _parse_nouns(lex: Lexicon, lang: str) -> dict[int, _Noun]:
             m = re.fullmatch(r"(.*)/([mfn])", cell)
             if m:
                 cell, gender = m.group(1), m.group(2)
-            bare = cell
+            if lang == "pl":
+                cases = pl_noun_cases(cell)
+                nouns[cid] = _Noun(cases[0], cases[0], gender, "", cases, pl_animate(cases, gender))
+                continue
+            bare, article = cell, ""
             if lang == "en":
                 bare = cell.removeprefix("the ")
             else:
-                for i, art in enumerate(articles):
-                    elided = art.endswith("'")
-                    if cell.startswith(art if elided else art + " "):
-                        bare = cell[len(art) :].lstrip()
+                for i, alternatives in enumerate(articles):
+                    art = next(
+                        (a for a in alternatives if cell.startswith(a if a.endswith("'") else a + " ")), ""
+                    )
+                    if art:
+                        bare, article = cell[len(art) :].lstrip(), art
                         # An elided article hides the gender: the cell's /m /f marker gives it.
-                        gender = gender or ("m" if elided else "mfn"[i])
+                        gender = gender or ("m" if art.endswith("'") else "mfn"[i])
                         break
-            nouns[cid] = _Noun(cell, bare, gender)
+            nouns[cid] = _Noun(cell, bare, gender, article)
     return nouns
 
 
@@ -147,9 +170,13 @@ class _Renderer:
     def adjective(self, adj: int, gender: str, case: str, definite: bool, predicative: bool = False) -> str:
         cell = self.w(adj)
         lang = self.lang
-        if lang in ("fr", "es"):
+        if lang in ("fr", "es", "it", "pt"):
             forms = cell.split("/")
             return forms[1] if gender == "f" and len(forms) > 1 else forms[0]
+        if lang == "nl":
+            return nl_adjective(cell, gender, definite, predicative)
+        if lang == "pl":
+            return pl_adjective(cell, gender, case)
         if lang == "de":
             if predicative:
                 return cell
@@ -173,25 +200,31 @@ class _Renderer:
             adj = _choice(self.rng, self.adjectives)
         adj_text = ""
         if adj is not None:
-            adj_text = self.adjective(adj, noun.gender, case, np.definite)
+            # pl: a masculine animate noun's adjective takes the genitive form in the accusative
+            adj_case = "gen" if case == "acc" and noun.animate else case
+            adj_text = self.adjective(adj, noun.gender, adj_case, np.definite)
             if self.chance_add(0.06):
                 adj_text = (
                     f"{self.w(self.k_very)} {adj_text}"
                     if self.lang != "ja"
                     else self.w(self.k_very) + adj_text
                 )
-        of_text = self.np(np.of, "dat") if np.of is not None else ""
-        of_word = self.k("of")
         lang = self.lang
+        of_text = self.np(np.of, "gen" if lang == "pl" else "dat") if np.of is not None else ""
+        of_word = self.k("of")
         if lang == "ja":
             return (of_text + of_word if of_text else "") + adj_text + noun.bare
         if lang == "ko":
             return _join_ko([of_text, of_word if of_text else "", adj_text, noun.bare])
         words = [self.determiner(noun, case, np.definite, adj_text)]
-        if lang in ("en", "de"):
+        if lang in ("en", "de", "nl"):
             words += [adj_text, noun.bare]
+        elif lang == "pl":  # no articles; the noun carries its case forms
+            words = [adj_text, noun.cases[PL_CASES.index(case)]]
+        elif lang == "it" and not np.definite:  # "un'isola"
+            words = [join_article(words[0], noun.bare), adj_text]
         elif np.definite:
-            words = [noun.definite, adj_text]  # fr/es: article is part of the cell, adjective follows
+            words = [noun.definite, adj_text]  # fr/es/it/pt: the cell has the article; adjective follows
         else:
             words += [noun.bare, adj_text]
         if of_text:
@@ -207,12 +240,18 @@ class _Renderer:
         if lang == "de":
             table = _DE_DEFINITE if definite else _DE_INDEFINITE
             return table[case][noun.gender or "n"]
+        if lang == "nl":
+            return gendered_form(self.k("the" if definite else "a"), noun.gender)
+        if lang == "it":
+            return indefinite_article(self.k("the"), self.k("a"), noun.gender, noun.article)
         forms = self.k("a").split("/")
         return forms[1] if noun.gender == "f" and len(forms) > 1 else forms[0]
 
     def pp(self, pp: _PP, locative: bool = False, adnominal: bool = False) -> str:
         prep = self.w(pp.prep)
         lang = self.lang
+        if lang == "pl":
+            return pl_preposition(prep, self.nouns[pp.np.noun].bare, self.np(pp.np, pl_prep_case(prep)))
         if lang in _SPACED_LANGS:
             case = "acc" if lang == "de" and prep in _DE_ACCUSATIVE_PREPS else "dat"
             return f"{prep} {self.np(pp.np, case)}"
@@ -270,7 +309,9 @@ class _Renderer:
         adverb = self.varied_adverb(clause.adverb, clause.kind)
         adv = self.w(adverb) if adverb is not None else ""
         pre_verb = (
-            adverb is not None and self.lex.rows[adverb][0] in _PRE_VERB_ADVERBS and lang in ("en", "es")
+            adverb is not None
+            and self.lex.rows[adverb][0] in _PRE_VERB_ADVERBS
+            and lang in ("en", "es", "pl")
         )
         subj = self.subject(clause)
         pps = [self.pp(pp) for pp in clause.pps]
@@ -281,16 +322,18 @@ class _Renderer:
             pre_verb = False  # "is often quiet": adverbs follow the copula
         elif clause.kind == "exist":
             first, _, verb = self.k("there is").rpartition(" ")
-            subj, pre_verb = first, lang == "es" and pre_verb
-            rest = [self.np(clause.obj, "acc")]
+            subj, pre_verb = first, lang in ("es", "pl") and pre_verb
+            rest = [self.np(clause.obj, "nom" if lang == "pl" else "acc")]
         else:
             verb = self.w(clause.verb) if clause.kind == "svo" else self.k("has")
-            rest = [self.np(clause.obj, "acc")]
-        if lang == "de" and fronted:
+            rest = [self.np(clause.obj, "gen" if lang == "pl" and verb in PL_GENITIVE_VERBS else "acc")]
+        if lang in ("de", "nl") and fronted:
             tokens = [verb, subj, adv, *rest, *pps]  # verb-second: the fronted phrase takes the first slot
+        elif lang == "pl" and clause.kind == "exist":  # "W parku często jest nowa fontanna."
+            tokens = [*pps, adv, verb, *rest] if pre_verb else [*pps, verb, *rest, adv]
         elif pre_verb:
             tokens = [subj, adv, verb, *rest, *pps]
-        elif lang in ("en", "es") and adv and clause.kind not in ("cop", "exist"):
+        elif lang in ("en", "es", "pl") and adv and clause.kind not in ("cop", "exist"):
             tokens = [subj, verb, *rest, *pps, adv]
         else:
             tokens = [subj, verb, adv, *rest, *pps]
