@@ -16,6 +16,7 @@ from bitext_spider.spiders.site import SiteSpider
 from bitext_spider.store.database import Store
 from matchers.content.content_filter import ContentFilter
 from matchers.content.content_schedule import combined_score, required_share
+from matchers.content.training_pairs import TrainingPairs
 from matchers.content.translation_model import TranslationModel
 from matchers.page.word_tokens import word_tokens
 from pipelines.content_filter import ContentFilterPipeline
@@ -342,7 +343,7 @@ def test_training_is_applied_once_it_adds_a_sixteenth_of_the_model_and_all_of_it
 
     class Match:
         def training_pairs(self, min_prob):
-            return [(["the", "house"], ["la", "maison"])] * 10
+            return TrainingPairs.from_words([(["the", "house"], ["la", "maison"])] * 10)
 
     models = Models()
     content = ContentFilter(BitextConfig(), models)

@@ -13,8 +13,9 @@ from matchers.content.sentence_align import (
     Bead,
     align,
     content_scores,
-    training_pairs,
 )
+from matchers.content.token_ids import encode
+from matchers.content.training_pairs import training_pairs
 from matchers.content.translation_model import TranslationModel
 
 VOCAB = 300
@@ -107,7 +108,7 @@ def test_empty_documents(model: TranslationModel) -> None:
     other = align([], [["b1"]], [], [3], model)
     assert spans(other) == [((), (0,))]
     assert content_scores(one, 0.5) == (0.0, 0.0)
-    assert training_pairs(one, [["a1", "a2"], ["a3"]], [], 0.0) == []
+    assert word_pairs(one, [["a1", "a2"], ["a3"]], [], 0.0) == []
     with pytest.raises(ValueError):
         align([["a1"]], [["b1"]], [3, 4], [3], model)
 
@@ -143,13 +144,17 @@ def test_band_widens_for_a_long_insertion_and_blocks_do_not_change_the_result(mo
     assert np.allclose([b.prob for b in small], [b.prob for b in beads], rtol=1e-9, atol=1e-12)
 
 
+def word_pairs(beads: list[Bead], d1: list[list[str]], d2: list[list[str]], min_prob: float) -> list:
+    return training_pairs(beads, encode(d1), encode(d2), min_prob).word_pairs()
+
+
 def test_training_pairs_concatenate_merged_sentences() -> None:
     d1 = [["a1"], ["a2", "a3"], ["a4"], ["a9"]]
     d2 = [["b1"], ["b2", "b3", "b4"], ["b8"]]
     beads = [Bead((0,), (0,), 0.9, 1, 0), Bead((1, 2), (1,), 0.8, 1, 0), Bead((3,), (), 0.0, 0, 0),
              Bead((), (2,), 0.0, 0, 0)]
-    assert training_pairs(beads, d1, d2, 0.5) == [(["a1"], ["b1"]), (["a2", "a3", "a4"], ["b2", "b3", "b4"])]
-    assert training_pairs(beads, d1, d2, 0.85) == [(["a1"], ["b1"])]
+    assert word_pairs(beads, d1, d2, 0.5) == [(["a1"], ["b1"]), (["a2", "a3", "a4"], ["b2", "b3", "b4"])]
+    assert word_pairs(beads, d1, d2, 0.85) == [(["a1"], ["b1"])]
     assert content_scores(beads, 0.5) == (0.5, pytest.approx(0.425))
 
 
@@ -158,7 +163,7 @@ def test_aligned_pairs_train_the_model(model: TranslationModel) -> None:
     m = TranslationModel.from_bytes(model.to_bytes())
     d1, d2 = parallel(rng, 20)
     beads = align(d1, d2, chars(d1), chars(d2), m)
-    pairs = training_pairs(beads, d1, d2, 0.5)
+    pairs = word_pairs(beads, d1, d2, 0.5)
     assert len(pairs) == 20
     before = m.sentences_seen
     m.update(pairs)

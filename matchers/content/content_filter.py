@@ -39,6 +39,7 @@ from matchers.content.content_candidates import ContentCandidates
 from matchers.content.content_match import AlignedSentences, ContentMatch, match_content, prefix_share
 from matchers.content.content_schedule import combined_score, is_mature, maturity, required_share
 from matchers.content.dictionary_filter import BilingualDictionary
+from matchers.content.training_pairs import TrainingPairs
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
 from matchers.site.decision import ACCEPT, WEIGHTS
@@ -308,9 +309,10 @@ class ContentFilter:
         # The pairs are in the model's language order whichever page arrived first.
         key = (site_id, *sorted((lang_a, lang_b)))
         batch = self._batches.setdefault(key, _Batch())
-        batch.pairs += pairs
+        batch.pairs.append(pairs)
+        batch.sentences += len(pairs)
         batch.documents += 1
-        if len(batch.pairs) >= TRAIN_BATCH_SHARE * self.models.get(lang_a, lang_b, site_id).sentences_seen:
+        if batch.sentences >= TRAIN_BATCH_SHARE * self.models.get(lang_a, lang_b, site_id).sentences_seen:
             self._flush(key)
 
     def _flush(self, key: tuple[int, str, str]) -> None:
@@ -318,8 +320,8 @@ class ContentFilter:
         if batch is None:
             return
         site_id, lang_a, lang_b = key
-        self.models.trainable(lang_a, lang_b, site_id).update(batch.pairs, documents=batch.documents)
-        self.count("model_sentences", len(batch.pairs))
+        self.models.trainable(lang_a, lang_b, site_id).update_pairs(batch.pairs, documents=batch.documents)
+        self.count("model_sentences", batch.sentences)
         self.models.updated(lang_a, lang_b, site_id)
 
     def flush_training(self, site_id: int | None = None) -> None:
@@ -517,7 +519,8 @@ class _Rescued:
 
 @dataclass
 class _Batch:
-    pairs: list[tuple[list[str], list[str]]] = field(default_factory=list)
+    pairs: list[TrainingPairs] = field(default_factory=list)
+    sentences: int = 0
     documents: int = 0
 
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from matchers.content.sentence_align import Bead, align, content_scores, training_pairs
+from matchers.content.sentence_align import Bead, align, content_scores
+from matchers.content.training_pairs import TrainingPairs, training_pairs
 from matchers.content.translation_model import TranslationModel
 from matchers.page.lang_codes import primary_subtag
 from matchers.page.page_content import PageContent
@@ -30,8 +31,8 @@ class ContentMatch:
     first: PageContent  # the page in the model's first language
     second: PageContent
 
-    def training_pairs(self, min_prob: float) -> list[tuple[list[str], list[str]]]:
-        return training_pairs(self.beads, self.first.tokens, self.second.tokens, min_prob)
+    def training_pairs(self, min_prob: float) -> TrainingPairs:
+        return training_pairs(self.beads, self.first.encoded, self.second.encoded, min_prob)
 
     def sentence_pairs(self) -> list[tuple[str, str, float]]:
         """Aligned sentences with text on both sides, in the model's language order."""

@@ -115,7 +115,7 @@ def _load_npz(data: bytes) -> dict[str, np.ndarray]:
 
 
 def _map_words(words: Sequence[str], vocab: list[str], index: dict[str, int]) -> np.ndarray:
-    """Ids of ``words`` in a vocabulary, new words appended in order (as ``_add1`` would): one
+    """Ids of ``words`` in a vocabulary, new words appended in order: one
     dictionary lookup per word, no Python call per word."""
     get = index.get
     ids = np.array([get(w, -1) for w in words], np.int64)

@@ -181,18 +181,6 @@ def content_scores(beads: Sequence[Bead], threshold: float) -> tuple[float, floa
     return float(np.mean(probs > threshold)), float(probs.mean())
 
 
-def training_pairs(
-    beads: Sequence[Bead], doc1: Sequence[Sequence[str]], doc2: Sequence[Sequence[str]], min_prob: float
-) -> list[tuple[list[str], list[str]]]:
-    """Token lists of the beads with sentences on both sides and ``prob >= min_prob``, merged
-    sentences concatenated, ready for :meth:`TranslationModel.update`."""
-    out = []
-    for b in beads:
-        if b.src and b.tgt and b.prob >= min_prob:
-            out.append(([w for i in b.src for w in doc1[i]], [w for j in b.tgt for w in doc2[j]]))
-    return out
-
-
 # -- preparation ------------------------------------------------------------------------------
 
 

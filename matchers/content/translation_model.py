@@ -63,6 +63,7 @@ from matchers.content.model_counts import (
     _pair_keys,
     _store,
 )
+from matchers.content.training_pairs import TrainingPairs, pair_offsets, vocabulary_ids
 
 FORMAT_VERSION = 1
 _MAGIC = b"BXTM"
@@ -250,6 +251,10 @@ class TranslationModel:
 
     # -- training ------------------------------------------------------------------------------
     def update(self, sentence_pairs: Sequence[tuple[Sequence[str], Sequence[str]]], documents: int = 1) -> None:
+        """:meth:`update_pairs` with the pairs given as token lists."""
+        self.update_pairs([TrainingPairs.from_words(sentence_pairs)], documents)
+
+    def update_pairs(self, batch: Sequence[TrainingPairs], documents: int = 1) -> None:
         """One incremental EM step on the aligned sentence pairs of ``documents`` page pairs.
 
         E-step on the new pairs with the current parameters, counts added to the kept ones; the
@@ -257,15 +262,13 @@ class TranslationModel:
         """
         self.pairs_seen += int(documents)
         self._ppairs += int(documents)
-        pairs = [(list(a), list(b)) for a, b in sentence_pairs if len(a) or len(b)]
-        if not pairs:
+        n_pairs = sum(len(p) for p in batch)
+        if not n_pairs:
             return
-        ids1 = np.array([self._add1(w) for a, _ in pairs for w in a], np.int64)
-        ids2 = np.array([self._add2(w) for _, b in pairs for w in b], np.int64)
-        off1 = np.zeros(len(pairs) + 1, np.int64)
-        off2 = np.zeros(len(pairs) + 1, np.int64)
-        off1[1:] = np.cumsum([len(a) for a, _ in pairs])
-        off2[1:] = np.cumsum([len(b) for _, b in pairs])
+        firsts, seconds = [p.first for p in batch], [p.second for p in batch]
+        ids1 = vocabulary_ids(firsts, self._index1, self._words1)
+        ids2 = vocabulary_ids(seconds, self._index2, self._words2)
+        off1, off2 = pair_offsets(firsts), pair_offsets(seconds)
         self._grow()
         keys = _pair_keys(ids1, off1, ids2, off2)
         ukeys, inv = np.unique(keys, return_inverse=True)
@@ -295,8 +298,8 @@ class TranslationModel:
         self._absorb(ukeys, n21, n12)
         if not self._pending_all:
             self._add_pending(ukeys, n21, n12)
-        self.sentences_seen += len(pairs)
-        self._psent += len(pairs)
+        self.sentences_seen += n_pairs
+        self._psent += n_pairs
         self._version += 1
 
     def prune(self, max_entries: int | None = None, min_count: float | None = None) -> None:
@@ -437,20 +440,6 @@ class TranslationModel:
         return m
 
     # -- internals -----------------------------------------------------------------------------
-    def _add1(self, w: str) -> int:
-        g = self._index1.get(w)
-        if g is None:
-            g = self._index1[w] = len(self._words1)
-            self._words1.append(w)
-        return g
-
-    def _add2(self, w: str) -> int:
-        g = self._index2.get(w)
-        if g is None:
-            g = self._index2[w] = len(self._words2)
-            self._words2.append(w)
-        return g
-
     def clear_pending(self) -> None:
         """Forget the pending counts (they are stored now)."""
         self._pending_all = False
