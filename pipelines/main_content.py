@@ -42,11 +42,10 @@ class MainContentPipeline(MatchingStage):
         if parsed.paragraphs is None:
             return item
         paragraphs, langs, pieces = parsed.paragraphs, parsed.paragraph_langs, parsed.pieces
-        site.boilerplate.observe(paragraphs, item.lang)
         kept: list[StoredParagraph] = []
         kept_pieces: list[list[Piece] | None] = []
         other_lang = 0
-        for i, p in enumerate(site.boilerplate.mark(paragraphs, item.lang)):
+        for i, p in enumerate(site.boilerplate.observe_and_mark(paragraphs, item.lang)):
             lang = langs[i]
             # The parse gives every paragraph jusText keeps its language (None only for jusText's
             # boilerplate), and the site-level marking only adds boilerplate.

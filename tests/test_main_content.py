@@ -277,6 +277,27 @@ def test_footer_seen_on_many_pages_is_marked():
     assert blocks.is_repeated("  contact ")  # case and spacing do not matter
 
 
+def test_observe_and_mark_is_observe_then_mark():
+    # A site's pages in turn, in two languages, with a title carrying the site's name: the one-pass
+    # form marks every page as observe followed by mark does.
+    def site_page(i: int) -> tuple[list[Paragraph], str]:
+        lang = "en" if i % 3 else "fr"
+        title = Paragraph(f"Page {spelled(i)} - The Courier", "title", False)
+        body = [p for p in page(i, FOOTER, DISCLAIMER if i % 2 else "", "Introduction" if i % 7 == 0 else "")[1:]]
+        return [title, *body, Paragraph(FOOTER, "text", True)], lang
+
+    one, two = RepeatedBlocks(min_pages=3, min_share=0.2), RepeatedBlocks(min_pages=3, min_share=0.2)
+    marked = 0
+    for i in range(40):
+        paragraphs, lang = site_page(i)
+        two.observe(paragraphs, lang)
+        expected = two.mark(paragraphs, lang)
+        assert one.observe_and_mark(paragraphs, lang) == expected
+        marked += sum(p.boilerplate for p in expected[:-1])
+    assert marked > 40  # the footer, the disclaimer and the title's site name were marked
+    assert one.pages == two.pages == 40 and len(one) == len(two)
+
+
 def test_min_pages_and_min_share():
     blocks = RepeatedBlocks(min_pages=3, min_share=0.2)
     blocks.observe(page(0, FOOTER))

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
@@ -394,9 +394,25 @@ class RepeatedBlocks:
 
     def observe(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> None:
         """Count one page: each distinct (non-title) text once, and the parts of its title."""
+        paragraphs = list(paragraphs)
+        self._observe(paragraphs, self._text_keys(paragraphs, lang), lang)
+
+    def observe_and_mark(self, paragraphs: Sequence[Paragraph], lang: str | None = None) -> list[Paragraph]:
+        """:meth:`observe` then :meth:`mark` of one page, each text hashed once for both (the
+        hashing is most of their cost, and every page goes through the two in turn)."""
+        keys = self._text_keys(paragraphs, lang)
+        self._observe(paragraphs, keys, lang)
+        return self._mark(paragraphs, keys, lang)
+
+    @staticmethod
+    def _text_keys(paragraphs: Sequence[Paragraph], lang: str | None) -> list[int | None]:
+        group = _base_code(lang)[1]
+        return [_key(group, p.text) if p.kind != TITLE and p.text else None for p in paragraphs]
+
+    def _observe(self, paragraphs: Sequence[Paragraph], text_keys: Sequence[int | None], lang: str | None) -> None:
         group = _base_code(lang)[1]
         self._pages[group] = self._pages.get(group, 0) + 1
-        keys = {_key(group, p.text) for p in paragraphs if p.kind != TITLE and p.text}
+        keys = {k for k in text_keys if k is not None}
         for p in paragraphs:
             parts = title_parts(p.text) if p.kind == TITLE else []
             if len(parts) >= 3:
@@ -418,25 +434,31 @@ class RepeatedBlocks:
 
     def is_repeated(self, text: str, lang: str | None = None) -> bool:
         """Seen on >= ``min_pages`` pages and on >= ``min_share`` of the pages observed."""
-        group = _base_code(lang)[1]
-        pages = self._pages.get(group, 0)
-        if pages == 0:
+        return self._repeated_key(_key(_base_code(lang)[1], text), lang)
+
+    def _repeated_key(self, key: int | None, lang: str | None) -> bool:
+        pages = self._pages.get(_base_code(lang)[1], 0)
+        if pages == 0 or key is None:
             return False
-        seen = self._counts.get(_key(group, text), 0)
+        seen = self._counts.get(key, 0)
         return seen >= self.min_pages and seen >= self.min_share * pages
 
     def mark(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> list[Paragraph]:
         """The paragraphs, with ``boilerplate=True`` on repeated ones; a title keeps its place but
         loses the parts repeated across the site's titles (the site's name: "Der Bote - ",
         " | The Courier"), which no translation of the page has in the same place."""
+        paragraphs = list(paragraphs)
+        return self._mark(paragraphs, self._text_keys(paragraphs, lang), lang)
+
+    def _mark(self, paragraphs: Sequence[Paragraph], keys: Sequence[int | None], lang: str | None) -> list[Paragraph]:
         out = []
-        for p in paragraphs:
+        for p, key in zip(paragraphs, keys, strict=True):
             if p.boilerplate:
                 out.append(p)
             elif p.kind == TITLE:
                 out.append(self._strip_title(p, lang))
             else:
-                out.append(replace(p, boilerplate=True) if self.is_repeated(p.text, lang) else p)
+                out.append(replace(p, boilerplate=True) if self._repeated_key(key, lang) else p)
         return out
 
     def _strip_title(self, p: Paragraph, lang: str | None) -> Paragraph:
