@@ -14,6 +14,10 @@ structure workers, the rest of the crawl process), and the table gives samples, 
 the CPU-seconds they stand for (samples / rate).  The crawl's own stats (``memusage/max``, the
 stages' CPU-time stats) are printed below it.  ``--out`` keeps the raw stacks for a flame graph
 (``flamegraph.pl stacks.txt``).
+
+``--gil`` samples only the thread that holds its process's interpreter lock (``py-spy --gil``):
+the crawl process's samples then add up to the time its lock was held, which, set against the
+crawl's wall time, says whether that lock paces the crawl and which thread holds it.
 """
 
 from __future__ import annotations
@@ -93,6 +97,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="keep the raw stacks and the crawl log here")
     ap.add_argument("-s", dest="settings", action="append", default=[], help="Scrapy setting NAME=VALUE")
     ap.add_argument("--stacks", type=Path, help="only tabulate a kept stacks.txt (no crawl)")
+    ap.add_argument("--gil", action="store_true", help="sample only the thread holding each process's GIL")
     a = ap.parse_args()
     if a.stacks:
         samples = tabulate(a.stacks)
@@ -113,7 +118,8 @@ def main() -> None:
         time.sleep(1.0)
         stacks, log = out / "stacks.txt", out / "crawl.log"
         extra = [x for s in a.settings for x in ("-s", s)]
-        cmd = [py_spy, "record", "--subprocesses", "--format", "raw", "-r", str(a.rate), "-o", str(stacks), "--",
+        cmd = [py_spy, "record", "--subprocesses", "--format", "raw", "-r", str(a.rate), "-o", str(stacks),
+               *(["--gil"] if a.gil else []), "--",
                sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={info.seeds_path}",
                "-s", f"BITEXT_DB_URL=sqlite:///{tmp_path / 'crawl.db'}", *CRAWL_SETTINGS, *extra]
         try:

@@ -356,6 +356,13 @@ class BitextConfig:
     gil_switch_interval: float = setting(
         0.05, "Python's GIL switch interval in seconds during a crawl with matching on (0: "
         "Python's default).", group=_PERF)
+    # Net allocations between two young garbage collections in the crawl process (Python's is
+    # 700): the crawl keeps a large heap that every older collection walks, and items in flight
+    # outlive a few hundred allocations (bitext_spider.garbage_collection).
+    gc_threshold: int = setting(
+        50_000, "Net allocations between two young-generation garbage collections in the crawl "
+        "process while matching is on; the objects that exist at its start are left out of the "
+        "collector's walks until it ends (0: Python's own settings).", group=_PERF, low=0)
     # Worker processes that parse pages (decode, linearize, language, links, main content) off
     # the reactor's GIL (pipelines.page_parse); 0 parses in the crawl process.  One keeps the
     # pages in arrival order; more may reorder them, as concurrent downloads already do.

@@ -21,6 +21,7 @@ from bitext_spider.config import BitextConfig
 from bitext_spider.crawl.link_traps import LinkTraps
 from bitext_spider.crawl.recrawl import StoredValidators
 from bitext_spider.crawl.seeds import Site, site_from_key
+from bitext_spider.garbage_collection import CollectorPace
 from bitext_spider.store.crawl_runs import crawl_settings, finish_run, start_run
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
@@ -135,6 +136,8 @@ class BitextRuntime:
         self._switch_interval = sys.getswitchinterval()
         if self.config.enabled and self.config.gil_switch_interval > 0:
             sys.setswitchinterval(self.config.gil_switch_interval)
+        self._collector = (CollectorPace(self.config.gc_threshold)
+                           if self.config.enabled and self.config.gc_threshold > 0 else None)
 
     async def parse_page(self, body: bytes, content_type: str | None, url: str) -> ParsedPage:
         """The page's one parse (matchers.page.page_parse.parse_page): in the parse worker when
@@ -268,6 +271,10 @@ class BitextRuntime:
             return
         self._closed = True
         sys.setswitchinterval(self._switch_interval)
+        if self._collector is not None:
+            self._collector.stop()
+            self.stats.set_value("bitext/time/gc_s", round(self._collector.seconds, 3))
+            self.stats.set_value("bitext/gc/collections", self._collector.collections)
         if self.page_parser is not None:
             self.page_parser.close()
         self.models.stop_snapshots()

@@ -207,6 +207,9 @@ STATS: tuple[Stat, ...] = (
          "(the close-time work the crawl waits for).", _CRAWL),
     Stat("bitext/time/close/<step>_s", "Seconds of each close-time step, summed over the sites and over "
          "the resolutions of the crawl.", _CRAWL),
+    Stat("bitext/time/gc_s", "Seconds the crawl process spent in Python's garbage collector while matching "
+         "(`BITEXT_GC_THRESHOLD`).", _CRAWL),
+    Stat("bitext/gc/collections", "Garbage collections in the crawl process while matching.", _CRAWL),
     Stat("bitext/time/resolve_s", "Seconds the resolution at idle took (every site's close-time steps).", _CRAWL),
     Stat("bitext/store/waits", "Times the crawl waited for the database (`BITEXT_WRITER_BACKLOG`).", _CRAWL),
     Stat("bitext/errors/<exception>", "Requests that failed with the download error `<exception>`.", _CRAWL),
