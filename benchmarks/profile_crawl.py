@@ -63,12 +63,14 @@ def categorize(stack: str) -> str:
     for name, needle in CATEGORIES:
         if needle in stack:
             return name
+    # A worker process's stack starts in multiprocessing's spawn_main (py-spy names every process
+    # of the tree by the crawl's pid): what is left there is the channel pickling the answers.
+    if "spawn_main" in stack:
+        return "worker: other (the channel's pickling)"
     # The innermost pipeline module: base.py's wrapper (pages_only) is on every stage's stack.
     stages = [f for f in STAGE_FILE.findall(stack) if f != "pipelines/base.py"]
     if stages:
         return f"stage: {stages[-1]}"
-    if "multiprocessing" in stack.split(";", 1)[0] or "spawn" in stack.split(";", 1)[0]:
-        return "worker: other"
     return "crawl process: Scrapy, Twisted, the spider"
 
 
@@ -88,6 +90,8 @@ def print_table(samples: Counter[str], rate: int) -> None:
     print("|---|---|---|---|")
     for name, n in samples.most_common():
         print(f"| {name} | {n} | {n / total:.1%} | {n / rate:.1f} |")
+    crawl = sum(n for name, n in samples.items() if not name.startswith("worker:"))
+    print(f"crawl process: {crawl} samples ({crawl / rate:.1f} s; with --gil, the time its GIL was held)")
 
 
 def main() -> None:
