@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from matchers.content.token_ids import encode
+from matchers.content.token_ids import Encoded, encode
+
+if TYPE_CHECKING:  # sentence_align imports the model, which imports this module
+    from matchers.content.sentence_align import Bead
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,18 +62,16 @@ class TrainingPairs:
 
 
 def training_pairs(
-    beads: Sequence[object],
-    first: tuple[Sequence[str], np.ndarray, np.ndarray],
-    second: tuple[Sequence[str], np.ndarray, np.ndarray],
+    beads: Sequence[Bead],
+    first: Encoded,
+    second: Encoded,
     min_prob: float,
 ) -> TrainingPairs:
-    """The pairs of the beads (``src``, ``tgt``, ``prob``, as matchers.content.sentence_align
-    gives them) with sentences on both sides and ``prob >= min_prob``.  ``first`` and ``second``
-    are the two pages' encoded tokens ``(words, ids, sentence offsets)``; a bead's sentences are
-    consecutive, so each side of a pair is one slice of its page's tokens."""
-    kept = [b for b in beads if b.src and b.tgt and b.prob >= min_prob]  # type: ignore[attr-defined]
-    bounds = np.array([(b.src[0], b.src[-1] + 1, b.tgt[0], b.tgt[-1] + 1) for b in kept],  # type: ignore[attr-defined]
-                      np.int64).reshape(-1, 4)
+    """The pairs of the beads with sentences on both sides and ``prob >= min_prob``.  ``first``
+    and ``second`` are the two pages' encoded tokens ``(words, ids, sentence offsets)``; a bead's
+    sentences are consecutive, so each side of a pair is one slice of its page's tokens."""
+    kept = [b for b in beads if b.src and b.tgt and b.prob >= min_prob]
+    bounds = np.array([(b.src[0], b.src[-1] + 1, b.tgt[0], b.tgt[-1] + 1) for b in kept], np.int64).reshape(-1, 4)
     off1, off2 = np.asarray(first[2], np.int64), np.asarray(second[2], np.int64)
     starts1, ends1 = off1[bounds[:, 0]], off1[bounds[:, 1]]
     starts2, ends2 = off2[bounds[:, 2]], off2[bounds[:, 3]]
