@@ -63,9 +63,9 @@ def categorize(stack: str) -> str:
     for name, needle in CATEGORIES:
         if needle in stack:
             return name
-    # A worker process's stack starts in multiprocessing's spawn_main (py-spy names every process
+    # A worker process's stack starts in the channel's _worker_main (py-spy names every process
     # of the tree by the crawl's pid): what is left there is the channel pickling the answers.
-    if "spawn_main" in stack:
+    if "_worker_main" in stack:
         return "worker: other (the channel's pickling)"
     # The innermost pipeline module: base.py's wrapper (pages_only) is on every stage's stack.
     stages = [f for f in STAGE_FILE.findall(stack) if f != "pipelines/base.py"]

@@ -101,7 +101,9 @@ class PeakRss:
                 for proc in [self.root, *self.root.children(recursive=True)]:
                     with contextlib.suppress(psutil.Error):
                         rss = proc.memory_info().rss / 2**20
-                        name = " ".join(proc.cmdline())[:90]
+                        cmd = proc.cmdline()
+                        # A worker's command line ends with its name (bitext_spider.workers.channel).
+                        name = f"worker {cmd[-1]}" if any("_worker_main" in c for c in cmd) else " ".join(cmd)[:90]
                         if rss > self.peaks.get(proc.pid, (0.0, ""))[0]:
                             self.peaks[proc.pid] = (rss, name)
                             if self.mappings:

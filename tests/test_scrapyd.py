@@ -65,6 +65,9 @@ def run_job(node, db: str, **spider_args: str) -> str:
 def assert_pairs(site, db: str, log: str) -> None:
     assert "'finish_reason': 'finished'" in log, log[-4000:]
     assert stat(log, "bitext/failed") is None
+    # The workers start from the egg too (their code is on a path only the crawl process has).
+    assert stat(log, "bitext/errors/parse_worker") is None and stat(log, "bitext/errors/structure_worker") is None
+    assert stat(log, "bitext/time/parse_cpu_ms")  # counted from the parse workers' answers
     found = pairs_of(db)
     gold = gold_of(site)
     tp = len(found & gold)

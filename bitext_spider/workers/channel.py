@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import multiprocessing
+import multiprocessing.spawn
 import os
 import pickle
 import struct
+import subprocess
+import sys
 import threading
 import time
 import traceback
@@ -164,6 +166,30 @@ def _serve(
             return
 
 
+def _worker_main(requests: Any, answers_fd: int) -> None:
+    """The worker process's side once :data:`_BOOT` has prepared it: the initializer, then
+    :func:`_serve`."""
+    from multiprocessing.connection import Connection
+
+    name, initializer, initargs = pickle.loads(requests.recv_bytes())
+    _serve(requests, Connection(answers_fd, readable=False), name, initializer, initargs)
+
+
+# The worker's first lines, run with ``python -c`` and the two pipes' descriptors and the worker's
+# name as arguments (the name shows in ps and top).  The first message is what multiprocessing's
+# "spawn" sends its children (sys.path, the working directory, the main module); until it is read
+# only the standard library is importable, since this package may live on a path only the crawl
+# has (a Scrapyd egg).
+_BOOT = (
+    "import pickle, sys, multiprocessing.spawn\n"
+    "from multiprocessing.connection import Connection\n"
+    "requests, answers = Connection(int(sys.argv[1]), writable=False), int(sys.argv[2])\n"
+    "multiprocessing.spawn.prepare(pickle.loads(requests.recv_bytes()))  # sets sys.argv too\n"
+    "from bitext_spider.workers.channel import _worker_main\n"
+    "_worker_main(requests, answers)\n"
+)
+
+
 def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
@@ -187,17 +213,32 @@ class WorkerChannel:
     def __init__(
         self, name: str, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
     ) -> None:
-        ctx = multiprocessing.get_context("spawn")  # not fork: the crawl process has threads
-        requests_r, requests_w = ctx.Pipe(duplex=False)
-        answers_r, answers_w = ctx.Pipe(duplex=False)
-        self.process = ctx.Process(
-            target=_serve, args=(requests_r, answers_w, name, initializer, initargs), name=name, daemon=True
-        )
-        self.process.start()
-        requests_r.close()
-        answers_w.close()
-        self._conns = (requests_w, answers_r)  # own the descriptors
-        self._wfd, self._rfd = requests_w.fileno(), answers_r.fileno()
+        # A new interpreter, not a fork: the crawl process has threads.  Started with subprocess
+        # rather than multiprocessing's "spawn", which would also start multiprocessing's
+        # resource tracker, a process of 13 MB that nothing here uses.  The worker is prepared as
+        # "spawn" prepares its children (the crawl's sys.path and working directory, its main
+        # module importable), so functions of a script or a Scrapyd egg unpickle there as well.
+        requests_r, self._wfd = os.pipe()
+        self._rfd, answers_w = os.pipe()
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, *subprocess._args_from_interpreter_flags(), "-c", _BOOT,  # type: ignore[attr-defined]
+                 str(requests_r), str(answers_w), name],
+                pass_fds=(requests_r, answers_w), stdin=subprocess.DEVNULL,
+            )
+        except BaseException:
+            for fd in (requests_r, answers_w, self._wfd, self._rfd):
+                os.close(fd)
+            raise
+        finally:
+            if hasattr(self, "process"):
+                os.close(requests_r)
+                os.close(answers_w)
+        self._closed = False
+        setup = multiprocessing.spawn.get_preparation_data(name)
+        setup.pop("authkey", None)  # for multiprocessing's own connections, which are not used
+        self._write_setup(pickle.dumps(setup, protocol=pickle.HIGHEST_PROTOCOL))
+        self._write_setup(pickle.dumps((name, initializer, initargs), protocol=pickle.HIGHEST_PROTOCOL))
         for fd in (self._wfd, self._rfd):
             os.set_blocking(fd, False)
             _bigger_pipe(fd)
@@ -206,6 +247,14 @@ class WorkerChannel:
         self._in = bytearray()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dead: WorkerDied | None = None
+
+    def _write_setup(self, data: bytes) -> None:
+        """A message the worker reads before its first request (written whole, blocking: the
+        worker reads it at once)."""
+        view = memoryview(_frame(data))
+        while view:
+            n = os.write(self._wfd, view)
+            view = view[n:]
 
     @property
     def pid(self) -> int | None:
@@ -285,7 +334,7 @@ class WorkerChannel:
             self._fail(f"cannot read from the worker: {exc}")
             return
         if not chunk:
-            self._fail(f"worker process {self.pid} ended (exit code {self.process.exitcode})")
+            self._fail(f"worker process {self.pid} ended (exit code {self.process.poll()})")
             return
         buf = self._in
         buf += chunk
@@ -357,18 +406,27 @@ class WorkerChannel:
             self.process.kill()
         self._on_loop(lambda: self._fail(f"worker process {self.pid} killed"))
         self._close_pipes()
-        self.process.join(5)
+        self._reap(5)
 
     def close(self, timeout: float = 30.0) -> None:
         """Let the worker finish what it was sent (the pipe's end-of-file stops it), then reap it;
         unanswered calls fail.  Idempotent; any thread may call it."""
         self._on_loop(lambda: self._fail("worker channel closed"))
         self._close_pipes()
-        self.process.join(timeout)
-        if self.process.is_alive():
+        if not self._reap(timeout):
             self.process.kill()
-            self.process.join(5)
+            self._reap(5)
+
+    def _reap(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the worker to end; whether it has."""
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def _close_pipes(self) -> None:
-        for conn in self._conns:
-            conn.close()
+        if not self._closed:
+            self._closed = True
+            os.close(self._wfd)
+            os.close(self._rfd)

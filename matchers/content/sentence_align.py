@@ -222,13 +222,28 @@ def _pair_terms(
         b1 = min(n1, b0 + block_rows)
         s0 = max(b0 - 1, 0)  # the row before the block: 2-x beads reach back to it
         wlo, whi = int(tlo[s0]), int(thi[b1 - 1])
-        tok1 = ids1[off1[s0]:off1[b1]]
-        tok2 = ids2[off2[wlo]:off2[whi + 1]]
-        rows, cols = np.unique(tok1), np.unique(tok2)
+        rows, bid1 = _block_words(ids1, int(off1[s0]), int(off1[b1]), len(lex.words1))
+        cols, bid2 = _block_words(ids2, int(off2[wlo]), int(off2[whi + 1]), len(lex.words2))
         tab = model.tables(lex, rows, cols, np.float32)
-        _block_terms(b0, b1, s0, np.searchsorted(rows, tok1) + 1, off1, np.searchsorted(cols, tok2) + 1,
-                     off2, off2[wlo], tab.t21, tab.t12, tlo, thi, bg1, bg2, a11, b11, a21, b12)
+        _block_terms(b0, b1, s0, bid1, off1, bid2, off2, off2[wlo], tab.t21, tab.t12, tlo, thi, bg1, bg2,
+                     a11, b11, a21, b12)
     return tlo, a11, b11, a21, b12
+
+
+def _block_words(ids: np.ndarray, start: int, stop: int, n_words: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct words of tokens ``start:stop`` (sorted word indices) and each token's 1-based
+    position among them: the rows or columns of a block's tables.
+
+    Word indices are below ``n_words``, so a presence mask does what a sort would; a block that
+    spans the whole document (most pages fit in one) has every word, in order
+    (matchers.content.token_ids numbers the words as they first appear)."""
+    tok = ids[start:stop]
+    if start == 0 and stop == len(ids):
+        return np.arange(n_words), tok + 1
+    present = np.zeros(n_words + 1, np.int64)
+    present[tok + 1] = 1
+    rank = np.cumsum(present)
+    return np.flatnonzero(present) - 1, rank[tok + 1]
 
 
 def _beads(
