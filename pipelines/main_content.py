@@ -19,7 +19,9 @@ from scrapy.exceptions import NotConfigured
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
-from matchers.page.page_content import Piece, StoredParagraph, page_content
+from matchers.page.content_draft import Part, final_content
+from matchers.page.lang_codes import same_language
+from matchers.page.page_content import StoredParagraph, split_paragraph
 from pipelines.base import MatchingStage, pages_only
 
 
@@ -41,11 +43,13 @@ class MainContentPipeline(MatchingStage):
         parsed = self.parsed(item)
         if parsed.paragraphs is None:
             return item
-        paragraphs, langs, pieces = parsed.paragraphs, parsed.paragraph_langs, parsed.pieces
+        paragraphs, langs, draft = parsed.paragraphs, parsed.paragraph_langs, parsed.draft
+        assert draft is not None  # the parse drafts the content of every page it extracts paragraphs of
         kept: list[StoredParagraph] = []
-        kept_pieces: list[list[Piece] | None] = []
+        parts: list[Part] = []  # what page_content splits of the kept paragraphs
         other_lang = 0
-        for i, p in enumerate(site.boilerplate.observe_and_mark(paragraphs, item.lang)):
+        marked = site.boilerplate.observe_and_mark(paragraphs, item.lang, keys=parsed.paragraph_keys or None)
+        for i, p in enumerate(marked):
             lang = langs[i]
             # The parse gives every paragraph jusText keeps its language (None only for jusText's
             # boilerplate), and the site-level marking only adds boilerplate.
@@ -54,10 +58,13 @@ class MainContentPipeline(MatchingStage):
             if lang != item.lang and lang != "und":
                 other_lang += 1
             kept.append((p.kind, lang, p.text))
+            if lang != "und" and not same_language(lang, item.lang):
+                continue  # in the record, not compared (page_content)
             # A title without the site's name is split again.
-            kept_pieces.append(pieces[i] if p.text == paragraphs[i].text else None)
+            same = draft.split[i] and p.text == paragraphs[i].text
+            parts.append(i if same else split_paragraph(p.text, item.lang))
         item.paragraphs = kept
-        item.content = page_content(kept, item.lang, pieces=kept_pieces)
+        item.content = final_content(draft, parts, item.lang)
         self.stats.inc_value("bitext/content/paragraphs", len(kept))
         self.stats.inc_value("bitext/content/boilerplate", len(paragraphs) - len(kept))
         if other_lang:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pickle
 import signal
 import sqlite3
 import time
@@ -19,6 +20,8 @@ from bitext_spider.items import PageItem
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.spiders.site import SiteSpider
 from matchers.page.language_id import LanguageIdentifier
+from matchers.page.main_content import paragraph_keys
+from matchers.page.page_content import split_paragraph
 from matchers.page.page_parse import ParseOptions, paragraph_language, parse_page, parse_pages
 from pipelines.image_evidence import ImageEvidencePipeline
 from pipelines.language import LanguagePipeline
@@ -91,14 +94,19 @@ def test_parse_page_finds_paragraph_languages_and_skips_what_is_not_needed():
     lid = LanguageIdentifier()
     parsed = parse_page(ARTICLE.encode(), "text/html", "http://s.test/fr/article", ParseOptions(), lid)
     assert parsed.lang == "fr"
-    assert parsed.paragraphs and len(parsed.paragraph_langs) == len(parsed.pieces) == len(parsed.paragraphs)
-    for p, lang, split in zip(parsed.paragraphs, parsed.paragraph_langs, parsed.pieces, strict=True):
+    draft = parsed.draft
+    assert parsed.paragraphs and draft is not None
+    assert len(parsed.paragraph_langs) == len(draft.split) == len(parsed.paragraph_keys) == len(parsed.paragraphs)
+    sizes = np.diff(draft.starts).tolist()
+    for p, lang, split, n in zip(parsed.paragraphs, parsed.paragraph_langs, draft.split, sizes, strict=True):
         if p.boilerplate:  # never kept by the stage: not identified, not split
-            assert lang is None and split is None
+            assert lang is None and not split and n == 0
             continue
         assert lang == paragraph_language(p.text, "fr", ParseOptions(), lid)
-        assert (split is None) == (lang not in ("fr", "und"))
-    assert any(s and len(s) == 2 for s in parsed.pieces)  # the two-sentence French paragraph
+        assert split == (lang in ("fr", "und"))
+        assert n == (len(split_paragraph(p.text, "fr")) if split else 0)
+    assert 2 in sizes  # the two-sentence French paragraph
+    assert parsed.paragraph_keys == paragraph_keys(parsed.paragraphs, "fr")
     assert any(p.boilerplate for p in parsed.paragraphs)  # the navigation
     assert ("http://s.test/fr/b.html", "un lien", "fr") in parsed.outlinks
     assert parsed.images == ["carte.png"]
@@ -126,6 +134,9 @@ def test_a_batch_of_pages_parses_as_the_pages_one_by_one():
             if a.features is not None:
                 assert a.features.tokens.tolist() == b.features.tokens.tolist()
                 a.features.tokens = b.features.tokens
+            if a.draft is not None:
+                assert pickle.dumps(a.draft) == pickle.dumps(b.draft)  # its arrays have no ==
+                a.draft = b.draft
             assert a == b
 
 
@@ -166,7 +177,10 @@ def test_worker_process_parses_and_a_dead_worker_costs_no_page(tmp_path):
     for item in items:
         assert item.parsed is not None
         assert np.array_equal(item.parsed.features.tokens, expected.features.tokens)
-        assert item.parsed.paragraphs == expected.paragraphs and item.parsed.pieces == expected.pieces
+        assert item.parsed.paragraphs == expected.paragraphs
+        got, want = item.parsed.draft, expected.draft
+        assert got.split == want.split and np.array_equal(got.starts, want.starts)
+        assert got.content.packed == want.content.packed and got.content.words == want.content.words
         assert item.parsed.lang == expected.lang == "fr"
     assert crawler.stats.get_value("bitext/errors/parse_worker") >= 1
     assert crawler.stats.get_value("bitext/time/parse_cpu_ms") is not None

@@ -349,6 +349,13 @@ def title_parts(title: str) -> list[str]:
     return _TITLE_SEPARATOR.split(title)
 
 
+def paragraph_keys(paragraphs: Sequence[Paragraph], lang: str | None) -> list[int | None]:
+    """Each paragraph's key in :class:`RepeatedBlocks`' counts (None for a title, whose parts are
+    counted instead): page-local, so the page's parse makes them."""
+    group = _base_code(lang)[1]
+    return [_key(group, p.text) if p.kind != TITLE and p.text else None for p in paragraphs]
+
+
 def _key(group: str, text: str) -> int:
     data = f"{group}\x00{_fingerprint(text)}".encode("utf-8", "surrogatepass")
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
@@ -397,17 +404,20 @@ class RepeatedBlocks:
         paragraphs = list(paragraphs)
         self._observe(paragraphs, self._text_keys(paragraphs, lang), lang)
 
-    def observe_and_mark(self, paragraphs: Sequence[Paragraph], lang: str | None = None) -> list[Paragraph]:
+    def observe_and_mark(
+        self, paragraphs: Sequence[Paragraph], lang: str | None = None, keys: Sequence[int | None] | None = None
+    ) -> list[Paragraph]:
         """:meth:`observe` then :meth:`mark` of one page, each text hashed once for both (the
-        hashing is most of their cost, and every page goes through the two in turn)."""
-        keys = self._text_keys(paragraphs, lang)
+        hashing is most of their cost, and every page goes through the two in turn); ``keys``:
+        :func:`paragraph_keys` of the page, when its parse made them."""
+        if keys is None:
+            keys = paragraph_keys(paragraphs, lang)
         self._observe(paragraphs, keys, lang)
         return self._mark(paragraphs, keys, lang)
 
     @staticmethod
     def _text_keys(paragraphs: Sequence[Paragraph], lang: str | None) -> list[int | None]:
-        group = _base_code(lang)[1]
-        return [_key(group, p.text) if p.kind != TITLE and p.text else None for p in paragraphs]
+        return paragraph_keys(paragraphs, lang)
 
     def _observe(self, paragraphs: Sequence[Paragraph], text_keys: Sequence[int | None], lang: str | None) -> None:
         group = _base_code(lang)[1]

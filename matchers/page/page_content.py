@@ -115,15 +115,25 @@ _SEP = "\x00"
 _WBITS = 12
 
 
-def _finish(content: PageContent, sentences: list[str], tokens: list[list[str]], chars: list[int]) -> PageContent:
+def pack_sentences(sentences: list[str]) -> bytes:
+    """Sentences as :attr:`PageContent.packed` keeps them (b"" for none)."""
+    if not sentences:
+        return b""
+    # A small window and memory level: zlib's defaults allocate more per call than a page's
+    # text takes to compress.
+    packer = zlib.compressobj(1, zlib.DEFLATED, -_WBITS, 2)
+    return packer.compress(_SEP.join(sentences).encode("utf-8", "surrogatepass")) + packer.flush()
+
+
+def finish_content(
+    content: PageContent, sentences: list[str], tokens: list[list[str]], chars: list[int], intern: bool = True
+) -> PageContent:
+    """``content`` holding ``sentences`` with their ``tokens`` and lengths; ``intern``: one string
+    per word form in the process (what a site keeps; a parse worker sends its words away)."""
     content.chars = np.array(chars, np.int32)
-    if sentences:
-        # A small window and memory level: zlib's defaults allocate more per call than a page's
-        # text takes to compress.
-        packer = zlib.compressobj(1, zlib.DEFLATED, -_WBITS, 2)
-        content.packed = packer.compress(_SEP.join(sentences).encode("utf-8", "surrogatepass")) + packer.flush()
+    content.packed = pack_sentences(sentences)
     words, ids, off = encode(tokens)
-    content.words = [sys.intern(w) for w in words]
+    content.words = [sys.intern(w) for w in words] if intern else words
     content.ids = ids.astype(np.int32)
     content.offsets = off
     return content
@@ -170,5 +180,5 @@ def page_content(
             all_tokens.append(tokens)
             lengths.append(chars)
             if len(sentences) >= max_sentences:
-                return _finish(content, sentences, all_tokens, lengths)
-    return _finish(content, sentences, all_tokens, lengths)
+                return finish_content(content, sentences, all_tokens, lengths)
+    return finish_content(content, sentences, all_tokens, lengths)

@@ -19,11 +19,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from matchers.page.content_draft import ContentDraft, draft_content
 from matchers.page.decoding import Decoded, decode_html, looks_binary
 from matchers.page.lang_codes import primary_subtag, same_language
 from matchers.page.language_id import MAX_CHARS, UNDETERMINED, LanguageIdentifier, identification_text
 from matchers.page.linearize import Linearized, linearize, parse_html, word_count
-from matchers.page.main_content import Paragraph, extract_paragraphs
+from matchers.page.main_content import Paragraph, extract_paragraphs, paragraph_keys
 from matchers.page.outlinks import Outlink, canonical_link, follow_links, outlinks
 from matchers.page.page_content import Piece, split_paragraph
 from matchers.page.publication_date import publication_day
@@ -74,11 +75,13 @@ class ParsedPage:
     canonical: str | None = None  # the URL its rel=canonical names, when not its own
     published: int | None = None  # publication day (matchers.page.publication_date)
     # Main content, when the page is eligible and a content stage needs it (else None): jusText's
-    # paragraphs, each one's own language (None: too short or boilerplate, not identified) and
-    # its sentences (None where the paragraph is in another language or boilerplate).
+    # paragraphs, each one's own language (None: too short or boilerplate, not identified), each
+    # one's key for the site's count of repeated texts (matchers.page.main_content.paragraph_keys),
+    # and the sentences of those in the page's language (matchers.page.content_draft).
     paragraphs: list[Paragraph] | None = None
     paragraph_langs: list[str | None] = field(default_factory=list)
-    pieces: list[list[Piece] | None] = field(default_factory=list)
+    paragraph_keys: list[int | None] = field(default_factory=list)
+    draft: ContentDraft | None = None
     cpu_seconds: float = 0.0
 
 
@@ -182,10 +185,13 @@ def _links_and_content(out: ParsedPage, root: Any, url: str, options: ParseOptio
         out.follow.append(out.canonical)  # the page itself, of which this one is a copy
     if options.wants(out.lang) and not too_large(out.features, options) and options.main_content:
         out.paragraphs = extract_paragraphs(out.decoded.text, out.lang)
+        pieces: list[list[Piece] | None] = []
         for p in out.paragraphs:
             # Paragraphs jusText calls boilerplate are never kept; the site-level marking in the
             # stage only adds boilerplate, so every paragraph it keeps has its language here.
             plang = None if p.boilerplate else paragraph_language(p.text, out.lang, options, language)
             out.paragraph_langs.append(plang)
             same = plang is not None and (plang == UNDETERMINED or same_language(plang, out.lang))
-            out.pieces.append(split_paragraph(p.text, out.lang) if same else None)
+            pieces.append(split_paragraph(p.text, out.lang) if same else None)
+        out.paragraph_keys = paragraph_keys(out.paragraphs, out.lang)
+        out.draft = draft_content(pieces, out.lang)

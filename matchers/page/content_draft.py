@@ -1,0 +1,143 @@
+"""A page's main content as its parse builds it, before the site's boilerplate marking: the
+sentences of every paragraph in the page's language, encoded once (matchers.page.page_content).
+
+The parse (in the parse worker) has the paragraphs but not the site: which of them the site
+repeats on every page is decided in the crawl process, in arrival order
+(pipelines.main_content).  So the parse encodes all of them together, with where each
+paragraph's sentences start, and computes what is read of every page's content (its key under
+the identity rules, its worded sentences); the stage then takes the paragraphs it keeps.  Where it
+keeps them all (most pages of a site without repeated paragraphs) the draft is the content; where
+it drops some, :func:`final_content` cuts the kept ones out of the draft.  Either way the result
+is what :func:`matchers.page.page_content.page_content` gives for the kept paragraphs, field for
+field (tested), and the crawl process neither tokenizes nor encodes, nor unpickles a string per
+token.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from matchers.page.page_content import _SEP, PageContent, Piece, finish_content, pack_sentences
+
+# What the stage keeps of a paragraph: its index among the draft's paragraphs (the draft's
+# sentences), or its sentences split again (a title without the site's name).
+Part = int | list[Piece]
+
+
+@dataclass(slots=True)
+class ContentDraft:
+    """Every paragraph's sentences (``content``); paragraph ``i``'s are sentences
+    ``starts[i]:starts[i + 1]``, and ``split[i]`` says whether the parse split it (a paragraph in
+    another language or jusText's boilerplate was not)."""
+
+    content: PageContent
+    starts: np.ndarray
+    split: list[bool]
+
+
+def draft_content(pieces: Sequence[list[Piece] | None], lang: str) -> ContentDraft:
+    """The draft of a page whose paragraphs were split into ``pieces`` (None: not split)."""
+    sentences: list[str] = []
+    tokens: list[list[str]] = []
+    chars: list[int] = []
+    starts = [0]
+    for split in pieces:
+        for sentence, words, n in split or ():
+            sentences.append(sentence.replace(_SEP, " "))
+            tokens.append(words)
+            chars.append(n)
+        starts.append(len(sentences))
+    content = finish_content(PageContent(lang=lang), sentences, tokens, chars, intern=False)
+    # Read of every page that reaches the content filter; the parse worker has the time.
+    content.text_key  # noqa: B018
+    content.worded_sentences  # noqa: B018
+    return ContentDraft(content, np.array(starts, np.int64), [split is not None for split in pieces])
+
+
+def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sentences: int = 2000) -> PageContent:
+    """``page_content`` of the kept paragraphs, each given as a :data:`Part`: at most
+    ``max_sentences`` sentences, the words interned (a site keeps every page's content)."""
+    whole = draft.content
+    if _is_all(draft, parts) and len(whole) <= max_sentences:
+        whole.words = [sys.intern(w) for w in whole.words]
+        return whole
+    texts: list[str] = []
+    chars: list[int] = []
+    id_runs: list[np.ndarray] = []
+    words = list(whole.words)
+    index: dict[str, int] | None = None
+    draft_texts: list[str] | None = None
+    for part in parts:
+        room = max_sentences - len(texts)
+        if room <= 0:
+            break
+        if isinstance(part, int):
+            lo, hi = int(draft.starts[part]), int(draft.starts[part + 1])
+            hi = min(hi, lo + room)
+            if hi <= lo:
+                continue
+            if draft_texts is None:
+                draft_texts = whole.sentences
+            texts += draft_texts[lo:hi]
+            chars += whole.chars[lo:hi].tolist()
+            for k in range(lo, hi):
+                id_runs.append(whole.ids[whole.offsets[k]:whole.offsets[k + 1]].astype(np.int64))
+            continue
+        if index is None:
+            index = {w: i for i, w in enumerate(words)}
+        for sentence, tokens, n in part[:room]:
+            texts.append(sentence.replace(_SEP, " "))
+            chars.append(n)
+            run = []
+            for w in tokens:
+                i = index.get(w)
+                if i is None:
+                    i = index[w] = len(words)
+                    words.append(w)
+                run.append(i)
+            id_runs.append(np.array(run, np.int64))
+    if not texts:
+        return finish_content(PageContent(lang=lang), [], [], [])
+    return _encoded(lang, texts, chars, id_runs, words)
+
+
+def _is_all(draft: ContentDraft, parts: Sequence[Part]) -> bool:
+    """Whether ``parts`` take every sentence of the draft, in order."""
+    at = 0
+    for part in parts:
+        if not isinstance(part, int):
+            return False
+        lo, hi = int(draft.starts[part]), int(draft.starts[part + 1])
+        if hi == lo:
+            continue
+        if lo != at:
+            return False
+        at = hi
+    return at == len(draft.content)
+
+
+def _encoded(lang: str, texts: list[str], chars: list[int], id_runs: list[np.ndarray], words: list[str]) -> PageContent:
+    """The content of sentences given as runs of indices into ``words``, its words renumbered in
+    the order they first appear (as matchers.content.token_ids.encode numbers them)."""
+    flat = np.concatenate(id_runs)
+    offsets = np.zeros(len(id_runs) + 1, np.int64)
+    offsets[1:] = np.cumsum([len(r) for r in id_runs])
+    content = PageContent(lang=lang)
+    content.chars = np.array(chars, np.int32)
+    content.packed = pack_sentences(texts)
+    if len(flat):
+        distinct, first = np.unique(flat, return_index=True)
+        order = distinct[np.argsort(first, kind="stable")]
+        renumber = np.zeros(len(words), np.int64)
+        renumber[order] = np.arange(len(order))
+        content.ids = renumber[flat].astype(np.int32)
+        content.words = [sys.intern(words[i]) for i in order.tolist()]
+    else:
+        content.ids = np.zeros(0, np.int32)
+        content.words = []
+    content.offsets = offsets
+    return content
