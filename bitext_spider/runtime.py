@@ -22,6 +22,7 @@ from bitext_spider.crawl.link_traps import LinkTraps
 from bitext_spider.crawl.recrawl import StoredValidators
 from bitext_spider.crawl.seeds import Site, site_from_key
 from bitext_spider.garbage_collection import CollectorPace
+from bitext_spider.malloc_arenas import limit_arenas
 from bitext_spider.store.crawl_runs import crawl_settings, finish_run, start_run
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
@@ -101,6 +102,9 @@ class BitextRuntime:
         self.crawler = crawler
         self.config = config if config is not None else BitextConfig.from_crawler(crawler)
         self._stats = stats
+        # Before the writer's thread and the stages' threads start (bitext_spider.malloc_arenas).
+        if self.config.enabled:
+            limit_arenas(self.config.malloc_arenas)
         self.writer_lock = WriterLock(self.config.db_url)
         try:
             self.store = Store(self.config.db_url)
