@@ -62,6 +62,8 @@ MODES = {
     "on-structure-process": ["-s", "BITEXT_STRUCTURE_WORKER=True"],
     # every default stage, the structure filter in a thread of the crawl process
     "on-structure-thread": ["-s", "BITEXT_STRUCTURE_WORKER=False"],
+    # every default stage, glibc's own limit of malloc arenas (bitext_spider.malloc_arenas)
+    "on-glibc-arenas": ["-s", "BITEXT_MALLOC_ARENAS=0"],
 }
 
 

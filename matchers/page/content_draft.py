@@ -65,44 +65,63 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
     if _is_all(draft, parts) and len(whole) <= max_sentences:
         whole.words = [sys.intern(w) for w in whole.words]
         return whole
+    # Paragraph by paragraph (a paragraph's sentences and tokens are contiguous in the draft):
+    # the kept ones' token indices, sentence lengths in tokens and characters, and texts.
     texts: list[str] = []
-    chars: list[int] = []
-    id_runs: list[np.ndarray] = []
-    words = list(whole.words)
+    id_parts: list[np.ndarray] = []
+    len_parts: list[np.ndarray] = []
+    char_parts: list[np.ndarray] = []
+    words = whole.words
     index: dict[str, int] | None = None
     draft_texts: list[str] | None = None
+    n_tokens = np.diff(whole.offsets)
     for part in parts:
         room = max_sentences - len(texts)
         if room <= 0:
             break
         if isinstance(part, int):
-            lo, hi = int(draft.starts[part]), int(draft.starts[part + 1])
-            hi = min(hi, lo + room)
+            lo = int(draft.starts[part])
+            hi = min(int(draft.starts[part + 1]), lo + room)
             if hi <= lo:
                 continue
             if draft_texts is None:
                 draft_texts = whole.sentences
             texts += draft_texts[lo:hi]
-            chars += whole.chars[lo:hi].tolist()
-            for k in range(lo, hi):
-                id_runs.append(whole.ids[whole.offsets[k]:whole.offsets[k + 1]].astype(np.int64))
+            id_parts.append(whole.ids[whole.offsets[lo]:whole.offsets[hi]])
+            len_parts.append(n_tokens[lo:hi])
+            char_parts.append(whole.chars[lo:hi])
             continue
         if index is None:
-            index = {w: i for i, w in enumerate(words)}
+            # A split-again part is a title's few words: each looked for in the draft's words
+            # (a scan in C) costs less than indexing every word of the page.
+            words, index = list(words), {}
+        run: list[int] = []
+        lengths: list[int] = []
         for sentence, tokens, n in part[:room]:
             texts.append(sentence.replace(_SEP, " "))
-            chars.append(n)
-            run = []
+            char_parts.append(np.array([n], np.int32))
+            lengths.append(len(tokens))
             for w in tokens:
                 i = index.get(w)
                 if i is None:
-                    i = index[w] = len(words)
-                    words.append(w)
+                    try:
+                        i = words.index(w)
+                    except ValueError:
+                        i = len(words)
+                        words.append(w)
+                    index[w] = i
                 run.append(i)
-            id_runs.append(np.array(run, np.int64))
+        id_parts.append(np.array(run, np.int64))
+        len_parts.append(np.array(lengths, np.int64))
     if not texts:
         return finish_content(PageContent(lang=lang), [], [], [])
-    return _encoded(lang, texts, chars, id_runs, words)
+    content = PageContent(lang=lang)
+    content.chars = np.concatenate(char_parts).astype(np.int32)
+    content.packed = pack_sentences(texts)
+    content.offsets = np.zeros(len(texts) + 1, np.int64)
+    np.cumsum(np.concatenate(len_parts), out=content.offsets[1:])
+    content.words, content.ids = _renumbered(np.concatenate(id_parts).astype(np.int64), words)
+    return content
 
 
 def _is_all(draft: ContentDraft, parts: Sequence[Part]) -> bool:
@@ -120,24 +139,13 @@ def _is_all(draft: ContentDraft, parts: Sequence[Part]) -> bool:
     return at == len(draft.content)
 
 
-def _encoded(lang: str, texts: list[str], chars: list[int], id_runs: list[np.ndarray], words: list[str]) -> PageContent:
-    """The content of sentences given as runs of indices into ``words``, its words renumbered in
-    the order they first appear (as matchers.content.token_ids.encode numbers them)."""
-    flat = np.concatenate(id_runs)
-    offsets = np.zeros(len(id_runs) + 1, np.int64)
-    offsets[1:] = np.cumsum([len(r) for r in id_runs])
-    content = PageContent(lang=lang)
-    content.chars = np.array(chars, np.int32)
-    content.packed = pack_sentences(texts)
-    if len(flat):
-        distinct, first = np.unique(flat, return_index=True)
-        order = distinct[np.argsort(first, kind="stable")]
-        renumber = np.zeros(len(words), np.int64)
-        renumber[order] = np.arange(len(order))
-        content.ids = renumber[flat].astype(np.int32)
-        content.words = [sys.intern(words[i]) for i in order.tolist()]
-    else:
-        content.ids = np.zeros(0, np.int32)
-        content.words = []
-    content.offsets = offsets
-    return content
+def _renumbered(flat: np.ndarray, words: list[str]) -> tuple[list[str], np.ndarray]:
+    """Tokens given as indices into ``words``, with their words renumbered in the order they first
+    appear (as matchers.content.token_ids.encode numbers them), the words interned."""
+    if not len(flat):
+        return [], np.zeros(0, np.int32)
+    distinct, first = np.unique(flat, return_index=True)
+    order = distinct[np.argsort(first, kind="stable")]
+    renumber = np.zeros(len(words), np.int64)
+    renumber[order] = np.arange(len(order))
+    return [sys.intern(words[i]) for i in order.tolist()], renumber[flat].astype(np.int32)
