@@ -363,11 +363,15 @@ class BitextConfig:
         50_000, "Net allocations between two young-generation garbage collections in the crawl "
         "process while matching is on; the objects that exist at its start are left out of the "
         "collector's walks until it ends (0: Python's own settings).", group=_PERF, low=0)
-    # glibc's malloc arenas for the crawl process's threads (bitext_spider.malloc_arenas).
+    # glibc's malloc arenas for the crawl process's threads (bitext_spider.glibc_malloc).
     malloc_arenas: int = setting(
         2, "At most this many glibc malloc arenas for the crawl process's threads while matching is on, "
         "as MALLOC_ARENA_MAX does: memory one thread frees is reused by the others (0: glibc's own "
         "limit, eight per core; no effect with another C library).", group=_PERF, low=0)
+    malloc_trim: bool = setting(
+        True, "Give the free pages of glibc's heaps back to the system after each of the paced "
+        "collector's collections (BITEXT_GC_THRESHOLD above 0; no effect with another C library).",
+        group=_PERF)
     # Worker processes that parse pages (decode, linearize, language, links, main content) off
     # the reactor's GIL (pipelines.page_parse); 0 parses in the crawl process.  One keeps the
     # pages in arrival order; more may reorder them, as concurrent downloads already do.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import gc
 import time
+from collections.abc import Callable
 from typing import Any
 
 _OLDER = (20, 10)  # collections of the younger generation between two of the next one
@@ -28,11 +29,12 @@ _OLDER = (20, 10)  # collections of the younger generation between two of the ne
 
 class CollectorPace:
     """Sets the young-generation threshold and freezes the startup objects for the time of a
-    crawl, counts the collections and their time, and puts Python's settings back at
-    :meth:`stop`."""
+    crawl, counts the collections and their time (``after``'s included), and puts Python's
+    settings back at :meth:`stop`."""
 
-    def __init__(self, young: int) -> None:
+    def __init__(self, young: int, after: Callable[[], None] | None = None) -> None:
         self._saved = gc.get_threshold()
+        self._after = after  # called after each collection (bitext_spider.glibc_malloc's trimming)
         self.collections = 0
         self.seconds = 0.0
         self._started = 0.0
@@ -49,6 +51,8 @@ class CollectorPace:
             self._started = time.perf_counter()
         else:
             self.collections += 1
+            if self._after is not None:
+                self._after()
             self.seconds += time.perf_counter() - self._started
 
     def stop(self) -> None:

@@ -22,7 +22,7 @@ from bitext_spider.crawl.link_traps import LinkTraps
 from bitext_spider.crawl.recrawl import StoredValidators
 from bitext_spider.crawl.seeds import Site, site_from_key
 from bitext_spider.garbage_collection import CollectorPace
-from bitext_spider.malloc_arenas import limit_arenas
+from bitext_spider.glibc_malloc import heap_trimmer, limit_arenas
 from bitext_spider.store.crawl_runs import crawl_settings, finish_run, start_run
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
@@ -102,7 +102,7 @@ class BitextRuntime:
         self.crawler = crawler
         self.config = config if config is not None else BitextConfig.from_crawler(crawler)
         self._stats = stats
-        # Before the writer's thread and the stages' threads start (bitext_spider.malloc_arenas).
+        # Before the writer's thread and the stages' threads start (bitext_spider.glibc_malloc).
         if self.config.enabled:
             limit_arenas(self.config.malloc_arenas)
         self.writer_lock = WriterLock(self.config.db_url)
@@ -140,7 +140,8 @@ class BitextRuntime:
         self._switch_interval = sys.getswitchinterval()
         if self.config.enabled and self.config.gil_switch_interval > 0:
             sys.setswitchinterval(self.config.gil_switch_interval)
-        self._collector = (CollectorPace(self.config.gc_threshold)
+        self._collector = (CollectorPace(self.config.gc_threshold,
+                                         heap_trimmer() if self.config.malloc_trim else None)
                            if self.config.enabled and self.config.gc_threshold > 0 else None)
 
     async def parse_page(self, body: bytes, content_type: str | None, url: str) -> ParsedPage:

@@ -32,6 +32,19 @@ def test_thresholds_and_freeze_for_the_crawl_then_back() -> None:
     assert pace.collections == seen  # no longer counted
 
 
+def test_the_call_after_each_collection() -> None:
+    calls = []
+    pace = CollectorPace(50_000, after=lambda: calls.append(1))
+    try:
+        gc.collect(0)
+        gc.collect(0)
+    finally:
+        pace.stop()
+    assert len(calls) == pace.collections >= 2
+    gc.collect(0)
+    assert len(calls) == pace.collections  # not after stop
+
+
 @pytest.mark.parametrize(("threshold", "paced"), [(None, True), (0, False)])
 def test_a_crawl_runtime_paces_the_collector_until_it_closes(tmp_path, threshold, paced) -> None:
     settings = {"BITEXT_DB_URL": f"sqlite:///{tmp_path / 'g.db'}", "BITEXT_PARSE_WORKERS": 0}

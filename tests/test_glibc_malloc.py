@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from bitext_spider.malloc_arenas import limit_arenas
+from bitext_spider.glibc_malloc import limit_arenas
 
 _GLIBC = hasattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), "malloc_stats") and sys.platform == "linux"
 
@@ -19,7 +19,7 @@ _GLIBC = hasattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), "mal
 # its arenas (malloc_stats writes one "Arena N:" block per arena to stderr).
 _PROGRAM = textwrap.dedent("""
     import ctypes, ctypes.util, sys, threading
-    from bitext_spider.malloc_arenas import limit_arenas
+    from bitext_spider.glibc_malloc import limit_arenas
     limit = int(sys.argv[1])
     if limit:
         assert limit_arenas(limit)
@@ -52,3 +52,26 @@ def test_threads_share_the_limited_arenas():
 
 def test_zero_leaves_the_c_library_alone():
     assert limit_arenas(0) is False
+
+
+_TRIM_PROGRAM = textwrap.dedent("""
+    import os
+    from bitext_spider.glibc_malloc import heap_trimmer
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    chunks = [bytearray(20_000) for _ in range(10_000)]  # 200 MB on the heap (below mmap's threshold)
+    pin = bytearray(20_000)  # keeps the heap's top in use: freeing the rest cannot shrink it
+    del chunks
+    before = rss()
+    heap_trimmer()()
+    print(before, rss())
+""")
+
+
+@pytest.mark.skipif(not _GLIBC, reason="glibc's heaps")
+def test_trimming_gives_the_free_pages_back():
+    proc = subprocess.run([sys.executable, "-c", _TRIM_PROGRAM], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    before, after = map(int, proc.stdout.split())
+    assert before - after > 150 * 2**20, (before, after)
