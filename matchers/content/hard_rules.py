@@ -30,15 +30,26 @@ def _letters(text: str) -> str:
     return _NOT_LETTERS.sub("", text)
 
 
+def identity_letters(text: str) -> str:
+    """What the rules above keep of ``text``: its letters, case-folded, URLs left out."""
+    if "@" in text or "://" in text or "www." in text:
+        text = _URL.sub(" ", text)
+    return _letters(text.casefold())
+
+
 def text_key(texts: str | Iterable[str]) -> bytes:
     """A 16-byte key of ``texts`` (one text, or a page's sentences in order) under the rules above."""
     if isinstance(texts, str):
         texts = (texts,)
+    return letters_key(identity_letters(text) for text in texts)
+
+
+def letters_key(parts: Iterable[str]) -> bytes:
+    """:func:`text_key` of texts given by their :func:`identity_letters`, in order (the key of a
+    text is that of its parts' letters put end to end)."""
     h = hashlib.md5()
-    for text in texts:
-        if "@" in text or "://" in text or "www." in text:
-            text = _URL.sub(" ", text)
-        h.update(_letters(text.casefold()).encode("utf-8", "surrogatepass"))
+    for part in parts:
+        h.update(part.encode("utf-8", "surrogatepass"))
     return h.digest()
 
 

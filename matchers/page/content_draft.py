@@ -9,8 +9,8 @@ the identity rules, its worded sentences); the stage then takes the paragraphs i
 keeps them all (most pages of a site without repeated paragraphs) the draft is the content; where
 it drops some, :func:`final_content` cuts the kept ones out of the draft.  Either way the result
 is what :func:`matchers.page.page_content.page_content` gives for the kept paragraphs, field for
-field (tested), and the crawl process neither tokenizes nor encodes, nor unpickles a string per
-token.
+field (tested), and the crawl process neither tokenizes nor encodes, nor reads every sentence
+again for the content's key under the identity rules and its count of worded sentences.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matchers.content.hard_rules import identity_letters, letters_key
 from matchers.page.page_content import _SEP, PageContent, Piece, finish_content, pack_sentences
 
 # What the stage keeps of a paragraph: its index among the draft's paragraphs (the draft's
@@ -37,6 +38,10 @@ class ContentDraft:
     content: PageContent
     starts: np.ndarray
     split: list[bool]
+    # Per paragraph, its sentences' identity letters end to end (the content's text key is their
+    # hash, matchers.content.hard_rules.letters_key); per sentence, whether it has a word of letters.
+    letters: list[str]
+    worded: np.ndarray
 
 
 def draft_content(pieces: Sequence[list[Piece] | None], lang: str) -> ContentDraft:
@@ -45,17 +50,21 @@ def draft_content(pieces: Sequence[list[Piece] | None], lang: str) -> ContentDra
     tokens: list[list[str]] = []
     chars: list[int] = []
     starts = [0]
+    letters = []
     for split in pieces:
+        first = len(sentences)
         for sentence, words, n in split or ():
             sentences.append(sentence.replace(_SEP, " "))
             tokens.append(words)
             chars.append(n)
         starts.append(len(sentences))
+        letters.append("".join(identity_letters(t) for t in sentences[first:]))
     content = finish_content(PageContent(lang=lang), sentences, tokens, chars, intern=False)
+    worded = content.worded_flags()
     # Read of every page that reaches the content filter; the parse worker has the time.
-    content.text_key  # noqa: B018
-    content.worded_sentences  # noqa: B018
-    return ContentDraft(content, np.array(starts, np.int64), [split is not None for split in pieces])
+    content._text_key = letters_key(letters)
+    content._worded = int(worded.sum())
+    return ContentDraft(content, np.array(starts, np.int64), [split is not None for split in pieces], letters, worded)
 
 
 def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sentences: int = 2000) -> PageContent:
@@ -73,6 +82,8 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
     char_parts: list[np.ndarray] = []
     words = whole.words
     index: dict[str, int] | None = None
+    key_parts: list[str] | None = []  # None once a paragraph is cut short
+    worded = 0
     draft_texts: list[str] | None = None
     n_tokens = np.diff(whole.offsets)
     for part in parts:
@@ -87,6 +98,12 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
             if draft_texts is None:
                 draft_texts = whole.sentences
             texts += draft_texts[lo:hi]
+            if key_parts is not None:
+                if hi == int(draft.starts[part + 1]):
+                    key_parts.append(draft.letters[part])
+                else:
+                    key_parts = None
+            worded += int(draft.worded[lo:hi].sum())
             id_parts.append(whole.ids[whole.offsets[lo]:whole.offsets[hi]])
             len_parts.append(n_tokens[lo:hi])
             char_parts.append(whole.chars[lo:hi])
@@ -101,6 +118,9 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
             texts.append(sentence.replace(_SEP, " "))
             char_parts.append(np.array([n], np.int32))
             lengths.append(len(tokens))
+            if key_parts is not None:
+                key_parts.append(identity_letters(texts[-1]))
+            worded += any(ch.isalpha() for w in tokens for ch in w)
             for w in tokens:
                 i = index.get(w)
                 if i is None:
@@ -114,13 +134,18 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
         id_parts.append(np.array(run, np.int64))
         len_parts.append(np.array(lengths, np.int64))
     if not texts:
-        return finish_content(PageContent(lang=lang), [], [], [])
+        empty = finish_content(PageContent(lang=lang), [], [], [])
+        empty._text_key, empty._worded = letters_key(()), 0
+        return empty
     content = PageContent(lang=lang)
     content.chars = np.concatenate(char_parts).astype(np.int32)
     content.packed = pack_sentences(texts)
     content.offsets = np.zeros(len(texts) + 1, np.int64)
     np.cumsum(np.concatenate(len_parts), out=content.offsets[1:])
     content.words, content.ids = _renumbered(np.concatenate(id_parts).astype(np.int64), words)
+    content._worded = worded
+    if key_parts is not None:
+        content._text_key = letters_key(key_parts)
     return content
 
 

@@ -87,13 +87,17 @@ class PageContent:
         return self._worded
 
     def _count_worded(self) -> int:
+        return int(self.worded_flags().sum())
+
+    def worded_flags(self) -> np.ndarray:
+        """Per sentence, whether it has a word of letters (:attr:`worded_sentences` counts them)."""
         if not len(self.ids):
-            return 0
+            return np.zeros(len(self.chars), dtype=bool)
         worded = np.array([any(ch.isalpha() for ch in w) for w in self.words], dtype=bool)
         per_token = worded[self.ids]
-        counts = np.add.reduceat(per_token.astype(np.int64), self.offsets[:-1]) if len(per_token) else []
+        counts = np.add.reduceat(per_token.astype(np.int64), self.offsets[:-1])
         empty = self.offsets[1:] == self.offsets[:-1]  # reduceat reads the next slice for an empty one
-        return int(((np.asarray(counts) > 0) & ~empty).sum())
+        return (counts > 0) & ~empty
 
     @property
     def text_key(self) -> bytes:
