@@ -62,8 +62,9 @@ MODES = {
     "on-structure-process": ["-s", "BITEXT_STRUCTURE_WORKER=True"],
     # every default stage, the structure filter in a thread of the crawl process
     "on-structure-thread": ["-s", "BITEXT_STRUCTURE_WORKER=False"],
+    # every default stage, glibc's own limit of arenas (bitext_spider.glibc_malloc)
+    "on-glibc-arenas": ["-s", "BITEXT_MALLOC_ARENAS=0"],
     # every default stage, glibc's allocator as it comes: its own limit of arenas, no trimming
-    # (bitext_spider.glibc_malloc)
     "on-glibc-defaults": ["-s", "BITEXT_MALLOC_ARENAS=0", "-s", "BITEXT_MALLOC_TRIM=False"],
 }
 
