@@ -13,8 +13,9 @@ top; ``malloc_trim`` also gives back the free pages in the middle of every arena
 collector (bitext_spider.garbage_collection) calls it after each of its collections, about forty
 times in the 10,000-page benchmark crawl, when the items that died since the last one are freed.
 
-On the 10,000-page benchmark the crawl process peaked about 20 MB lower with each of the two
-(docs/benchmarks.md (i)).  Other C libraries (musl, macOS) have neither: nothing is done there.
+On the 10,000-page benchmark the crawl process peaked about 20 MB lower with the arenas limited,
+and 5-20 MB lower again with the trimming (one run each, docs/benchmarks.md (c)).  Other C
+libraries (musl, macOS) have neither: nothing is done there.
 """
 
 from __future__ import annotations

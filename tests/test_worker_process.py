@@ -178,3 +178,18 @@ def test_calls_waiting_in_the_pipe_run_as_one_batch(channel):
     # The batch form raised: the calls ran one by one, and only the bad one failed.
     assert mixed[0] == ("one", 1, 4) and mixed[2] == ("one", 1, 9)
     assert isinstance(mixed[1], ValueError) and "negative: -1" in str(mixed[1])
+
+
+def test_a_worker_that_cannot_start_fails_its_calls(monkeypatch):
+    """An interpreter that exits at once (here /bin/false): the calls fail as a dead worker's do."""
+    monkeypatch.setattr("sys.executable", "/bin/false")
+    ch = WorkerChannel("test-worker")
+
+    async def call():
+        return await ch.call(os.getpid)
+
+    try:
+        with pytest.raises(WorkerDied):
+            asyncio.run(asyncio.wait_for(call(), 10))
+    finally:
+        ch.close()

@@ -227,26 +227,29 @@ class WorkerChannel:
                 pass_fds=(requests_r, answers_w), stdin=subprocess.DEVNULL,
             )
         except BaseException:
-            for fd in (requests_r, answers_w, self._wfd, self._rfd):
-                os.close(fd)
+            os.close(self._wfd)
+            os.close(self._rfd)
             raise
-        finally:
-            if hasattr(self, "process"):
-                os.close(requests_r)
-                os.close(answers_w)
+        finally:  # the worker's ends
+            os.close(requests_r)
+            os.close(answers_w)
         self._closed = False
-        setup = multiprocessing.spawn.get_preparation_data(name)
-        setup.pop("authkey", None)  # for multiprocessing's own connections, which are not used
-        self._write_setup(pickle.dumps(setup, protocol=pickle.HIGHEST_PROTOCOL))
-        self._write_setup(pickle.dumps((name, initializer, initargs), protocol=pickle.HIGHEST_PROTOCOL))
-        for fd in (self._wfd, self._rfd):
-            os.set_blocking(fd, False)
-            _bigger_pipe(fd)
         self._pending: deque[asyncio.Future[Any]] = deque()
         self._out = bytearray()
         self._in = bytearray()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._dead: WorkerDied | None = None
+        for fd in (self._wfd, self._rfd):
+            _bigger_pipe(fd)
+        setup = multiprocessing.spawn.get_preparation_data(name)
+        setup.pop("authkey", None)  # for multiprocessing's own connections, which are not used
+        try:
+            self._write_setup(pickle.dumps(setup, protocol=pickle.HIGHEST_PROTOCOL))
+            self._write_setup(pickle.dumps((name, initializer, initargs), protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:  # it ended at once: its calls fail as a dead worker's do
+            self._dead = WorkerDied(f"worker process {self.pid} did not start: {exc}")
+        for fd in (self._wfd, self._rfd):
+            os.set_blocking(fd, False)
 
     def _write_setup(self, data: bytes) -> None:
         """A message the worker reads before its first request (written whole, blocking: the
