@@ -165,3 +165,37 @@ def test_candidate_set_narrow_keeps_scores_aligned():
     c.add_scores(a=np.array([0.1, 0.2, 0.3]))
     c.narrow(np.array([True, False, True]))
     assert c.rows.tolist() == [4, 6] and c.scores["a"].tolist() == [0.1, 0.3]
+
+
+def test_chunk_alignment_on_the_distance_s_diagonals_is_the_whole_matrix_s():
+    """The correlation's alignment searched only on the diagonals the distance allows is the one
+    the whole matrix gives, ties included (the tag sequences of one template tie a lot)."""
+    from matchers.structure.chunk_correlation import (
+        _aligned_text_lengths_banded,
+        batch_chunk_correlation,
+        diagonals,
+    )
+    from matchers.structure.edit_distance import full_distance
+
+    rng = np.random.default_rng(7)
+    pages = []
+    for _ in range(60):
+        base = list(rng.integers(1, 12, rng.integers(0, 12)))
+        edited = [n + int(rng.integers(-2, 3)) if rng.random() < 0.5 else n for n in base if rng.random() > 0.15]
+        edited = [max(1, n) for n in edited] + list(rng.integers(1, 12, rng.integers(0, 3)))
+        pages.append((_seq(base), _seq(edited)))
+    flat = np.concatenate([b for _, b in pages]).astype(np.int32)
+    offsets = np.concatenate([[0], np.cumsum([len(b) for _, b in pages])]).astype(np.int64)
+    for row, (a, b) in enumerate(pages):
+        whole = _aligned_text_lengths_banded(a, b, -len(a), len(b))
+        d = full_distance(a, b)
+        dlo, dhi = diagonals(len(a), len(b), d)
+        assert dhi - dlo <= d // 10  # at most the distance's insertions and deletions wide
+        banded = _aligned_text_lengths_banded(a, b, dlo, dhi)
+        assert banded[0].tolist() == whole[0].tolist() and banded[1].tolist() == whole[1].tolist()
+        r, n = batch_chunk_correlation(a, flat, offsets, np.array([row]), np.array([d]))
+        assert n[0] == len(whole[0])
+        expected = chunk_correlation(a, b)[0]
+        assert (np.isnan(r[0]) and np.isnan(expected)) or r[0] == expected
+        xs, ys = aligned_text_lengths(a, b)
+        assert xs.tolist() == whole[0].tolist() and ys.tolist() == whole[1].tolist()

@@ -9,7 +9,7 @@ do not correlate at all, so the structure filter also requires ``r`` above a thr
 
 The alignment is the optimal one of the weighted edit distance (:mod:`matchers.structure.edit_distance`),
 recovered by a traceback over a direction matrix.  It is computed only for the pairs that already
-passed the distance threshold, and only in the diagonal band their distance allows; pairs too
+passed the distance threshold, and only on the diagonals their distance allows; pairs too
 large for the matrix get no correlation (NaN), which the filter treats as no evidence either way.  Lengths are compared as ``log(1 + n)``
 so one very long chunk cannot decide the coefficient alone.
 """
@@ -32,23 +32,25 @@ MIN_CHUNKS = 3
 
 
 @numba.njit(nogil=True, cache=_CACHE, boundscheck=False)
-def _aligned_text_lengths_banded(a: np.ndarray, b: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Word counts of the text chunks paired by an optimal alignment, searched in the band |i - j| <= k.
+def _aligned_text_lengths_banded(a: np.ndarray, b: np.ndarray, dlo: int, dhi: int) -> tuple[np.ndarray, np.ndarray]:
+    """Word counts of the text chunks paired by an optimal alignment, searched on the diagonals
+    ``dlo <= j - i <= dhi`` (:func:`diagonals`).
 
-    Exact when the distance is at most ``SCALE * k``: reaching cell (i, j) takes at least
-    |i - j| insertions or deletions, so no path of that cost leaves the band.  Band cell
-    ``(i, t)`` is matrix cell ``(i, i + t - k)``; each row's valid ``t`` range is computed once
-    so the inner loop has no bounds tests.
+    Exact when every path of the distance's cost stays on them; the alignment is then the one
+    the whole matrix gives, ties included: a cell off those diagonals lies on no such path, so it
+    is never the best predecessor of a cell that does.  Band cell ``(i, t)`` is matrix cell
+    ``(i, i + t + dlo)``; each row's valid ``t`` range is computed once so the inner loop has no
+    bounds tests.
     """
     n = a.shape[0]
     m = b.shape[0]
-    k = max(k, abs(n - m))
-    w = 2 * k + 1
+    k = -dlo  # band column of the main diagonal
+    w = dhi - dlo + 1
     inf = np.int32(1 << 29)
     move = np.zeros((n + 1, w), dtype=np.uint8)
     prev = np.full(w + 1, inf, dtype=np.int32)  # one guard cell at t = w
     cur = np.full(w + 1, inf, dtype=np.int32)
-    for j in range(min(m, k) + 1):
+    for j in range(min(m, dhi) + 1):
         prev[j + k] = SCALE * j
         move[0, j + k] = 2
     for i in range(1, n + 1):
@@ -102,6 +104,17 @@ def _aligned_text_lengths_banded(a: np.ndarray, b: np.ndarray, k: int) -> tuple[
     return xs[:cnt][::-1].copy(), ys[:cnt][::-1].copy()
 
 
+@numba.njit(inline="always")
+def diagonals(n: int, m: int, distance: int) -> tuple[int, int]:  # pragma: no cover - compiled
+    """The diagonals ``d = j - i`` a path of scaled cost ``distance`` can use between sequences of
+    ``n`` and ``m`` tokens (Ukkonen): reaching diagonal ``d`` and then the end's diagonal
+    ``m - n`` takes ``|d| + |d - (m - n)|`` insertions and deletions at ``SCALE`` each, so ``d``
+    lies within ``(distance // SCALE - |m - n|) // 2`` of the diagonals between 0 and ``m - n``."""
+    delta = m - n
+    slack = max(0, (distance // SCALE - abs(delta)) // 2)
+    return min(0, delta) - slack, max(0, delta) + slack
+
+
 @numba.njit(nogil=True, cache=_CACHE)
 def _log_pearson(xs: np.ndarray, ys: np.ndarray) -> float:
     n = xs.shape[0]
@@ -124,16 +137,16 @@ def _log_pearson(xs: np.ndarray, ys: np.ndarray) -> float:
 
 
 @numba.njit(nogil=True, parallel=True, cache=_CACHE)
-def _batch(query, flat, offsets, rows, bands, max_cells):  # pragma: no cover - compiled
+def _batch(query, flat, offsets, rows, distances, max_cells):  # pragma: no cover - compiled
     r = np.full(rows.shape[0], np.nan)
     n = np.zeros(rows.shape[0], dtype=np.int64)
     for p in numba.prange(rows.shape[0]):
         row = rows[p]
         other = flat[offsets[row] : offsets[row + 1]]
-        k = max(bands[p], abs(query.shape[0] - other.shape[0]))
-        if (query.shape[0] + 1) * (2 * k + 1) > max_cells:
+        dlo, dhi = diagonals(query.shape[0], other.shape[0], distances[p])
+        if (query.shape[0] + 1) * (dhi - dlo + 1) > max_cells:
             continue
-        xs, ys = _aligned_text_lengths_banded(query, other, k)
+        xs, ys = _aligned_text_lengths_banded(query, other, dlo, dhi)
         n[p] = xs.shape[0]
         r[p] = _log_pearson(xs, ys)
     return r, n
@@ -145,24 +158,22 @@ def batch_chunk_correlation(
     """:func:`chunk_correlation` of ``query`` against stored rows (flat tokens + offsets), in parallel.
 
     ``distances`` are the rows' scaled edit distances to ``query`` (from the structure filter):
-    they bound the band the alignment can lie in, so only that band is computed.
+    they bound the diagonals the alignment can lie on, so only those are computed.
     """
     if len(rows) == 0:
         return np.empty(0), np.empty(0, dtype=np.int64)
-    bands = -(-np.asarray(distances, dtype=np.int64) // SCALE)
     return _batch(
         np.ascontiguousarray(query, dtype=np.int32), flat, offsets, np.ascontiguousarray(rows, dtype=np.int64),
-        bands, MAX_CELLS,
+        np.asarray(distances, dtype=np.int64), MAX_CELLS,
     )
 
 
 def aligned_text_lengths(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Word counts of the text chunks the optimal alignment pairs, or None when too large."""
-    k = max(len(a), len(b))  # a band this wide is the whole matrix
-    if (len(a) + 1) * (2 * k + 1) > MAX_CELLS:
+    if (len(a) + 1) * (len(a) + len(b) + 1) > MAX_CELLS:
         return None
-    return _aligned_text_lengths_banded(
-        np.ascontiguousarray(a, dtype=np.int32), np.ascontiguousarray(b, dtype=np.int32), k
+    return _aligned_text_lengths_banded(  # every diagonal: the whole matrix
+        np.ascontiguousarray(a, dtype=np.int32), np.ascontiguousarray(b, dtype=np.int32), -len(a), len(b)
     )
 
 
