@@ -402,7 +402,7 @@ class RepeatedBlocks:
     def observe(self, paragraphs: Iterable[Paragraph], lang: str | None = None) -> None:
         """Count one page: each distinct (non-title) text once, and the parts of its title."""
         paragraphs = list(paragraphs)
-        self._observe(paragraphs, self._text_keys(paragraphs, lang), lang)
+        self._observe(paragraphs, paragraph_keys(paragraphs, lang), lang)
 
     def observe_and_mark(
         self, paragraphs: Sequence[Paragraph], lang: str | None = None, keys: Sequence[int | None] | None = None
@@ -414,10 +414,6 @@ class RepeatedBlocks:
             keys = paragraph_keys(paragraphs, lang)
         self._observe(paragraphs, keys, lang)
         return self._mark(paragraphs, keys, lang)
-
-    @staticmethod
-    def _text_keys(paragraphs: Sequence[Paragraph], lang: str | None) -> list[int | None]:
-        return paragraph_keys(paragraphs, lang)
 
     def _observe(self, paragraphs: Sequence[Paragraph], text_keys: Sequence[int | None], lang: str | None) -> None:
         group = _base_code(lang)[1]
@@ -458,7 +454,7 @@ class RepeatedBlocks:
         loses the parts repeated across the site's titles (the site's name: "Der Bote - ",
         " | The Courier"), which no translation of the page has in the same place."""
         paragraphs = list(paragraphs)
-        return self._mark(paragraphs, self._text_keys(paragraphs, lang), lang)
+        return self._mark(paragraphs, paragraph_keys(paragraphs, lang), lang)
 
     def _mark(self, paragraphs: Sequence[Paragraph], keys: Sequence[int | None], lang: str | None) -> list[Paragraph]:
         out = []
