@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -95,6 +96,15 @@ class Setting:
         if self.high is not None:
             return f"<= {_num(self.high)}"
         return ""
+
+
+def _spill_dir(value: Any) -> str:
+    """``BITEXT_SPILL_DIR``: empty (the system's temporary directory) or a writable directory,
+    checked when the crawl starts rather than when its first page's content is written."""
+    path = str(value or "").strip()
+    if path and not (os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)):
+        raise ValueError(f"{path!r} is not a directory this process can write to")
+    return path
 
 
 def _num(x: float) -> str:
@@ -385,6 +395,16 @@ class BitextConfig:
         60.0, "Seconds a page may take in a parse worker, from when it is sent (0: no limit); a "
         "page over it is dropped with a message (its links are not followed) and the worker "
         "replaced.", group=_PERF, low=0)
+    # A site keeps every page's main content for the content filter; the older pages' goes to a
+    # temporary file so that memory stops growing with it (matchers.site.content_shelf).
+    content_in_memory: int = setting(
+        2000, "Pages of each language of a site whose main content is kept in memory; the older "
+        "pages' is kept in a temporary file in BITEXT_SPILL_DIR and read back when compared (0: "
+        "every page's in memory).", group=_PERF, low=0)
+    spill_dir: str = setting(
+        "", "Directory of the temporary files that hold the older pages' main content (empty: "
+        "the system's temporary directory, TMPDIR).", group=_PERF, shown_type="path",
+        shown_default="unset", parse=_spill_dir)
     writer_batch: int = setting(200, "Pages committed to the database in one batch.", group=_PERF)
     writer_backlog: int = setting(
         2000, "Pages waiting for the database before the crawl waits too.", group=_PERF)

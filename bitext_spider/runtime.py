@@ -193,7 +193,7 @@ class BitextRuntime:
         state = SiteState(
             site=site,
             site_id=site_id,
-            index=SiteIndex(site.key),
+            index=SiteIndex(site.key, self.config.content_in_memory, self.config.spill_dir or None),
             boilerplate=RepeatedBlocks(self.config.boilerplate_min_pages, self.config.boilerplate_min_share),
             evidence=SiteEvidence(self.config.url_key_share),
             traps=LinkTraps(self.config.trap_min_pages, self.config.trap_min_yield, self.config.trap_max_repeats),

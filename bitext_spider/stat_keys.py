@@ -108,6 +108,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/content/paragraphs_other_lang", "Kept paragraphs in another language than their page.",
          _CONTENT),
     Stat("bitext/content/sentences", "Main-content sentences of the pages.", _CONTENT),
+    Stat("bitext/content/spilled", "Pages whose main content was moved from memory to a temporary file "
+         "(BITEXT_CONTENT_IN_MEMORY, BITEXT_SPILL_DIR).", _CONTENT),
     Stat("bitext/content/checked", "Candidates whose sentences were aligned as they arrived.", _CONTENT),
     Stat("bitext/content/rejected", "Candidates the content filter turned down as they arrived.", _CONTENT),
     Stat("bitext/content/same_text", "Candidates turned down because both pages have the same main text but "

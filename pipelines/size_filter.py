@@ -52,7 +52,9 @@ class SizeFilterPipeline(MatchingStage):
             item.url, item.lang, len(item.body), item.size_chars, f.n_tags, f.n_paragraphs, f.tokens, item.content,
             item.published, item.canonical,
         )
+        spilled = site.index.content_spilled
         original, candidates = site.index.admit(page)
+        self.stats.inc_value("bitext/content/spilled", site.index.content_spilled - spilled)
         if original is not None:
             item.eligible = False
             item.note = f"duplicate of {original}"

@@ -69,7 +69,7 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
             scores = {k: col[i] for k, col in zip(names, columns, strict=True)}
             candidates.append(CandidateRecord(urls[row], cand.lang, rank[i], scores))
     aligned = [
-        AlignedRecord(url, lang, [(b, a, p) for a, b, p in kept.sentence_pairs()] if kept.first is not item.content
+        AlignedRecord(url, lang, [(b, a, p) for a, b, p in kept.sentence_pairs()] if item.content is None or kept.first.uid != item.content.uid
                       else kept.sentence_pairs())
         for url, lang, kept in item.aligned
     ]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from matchers.page.content_draft import draft_content, final_content
-from matchers.page.page_content import PageContent, page_content, split_paragraph
+from matchers.page.page_content import PageContent, finish_content, page_content, split_paragraph
 
 PARAGRAPHS = [
     ("title", "en", "Annual report 2024 | The Example Company"),
@@ -90,3 +90,10 @@ def test_a_page_without_sentences():
     got = final_content(draft, [], "en")
     assert fields(got) == fields(page_content([], "en"))
     assert np.array_equal(got.ids, np.zeros(0, np.int32))
+
+
+def test_worded_flags_with_sentences_without_tokens_at_the_end():
+    tokens = [["the", "report"], ["2024"], [], []]
+    content = finish_content(PageContent(lang="en"), ["The report.", "2024", "!!!", "—"], tokens, [11, 4, 3, 1])
+    assert content.worded_flags().tolist() == [True, False, False, False]
+    assert content.worded_sentences == 1

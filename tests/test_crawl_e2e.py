@@ -4,6 +4,7 @@ asserted on the stored rows, the exported files and the stats."""
 from __future__ import annotations
 
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -170,6 +171,41 @@ def test_killed_crawl_resumes_without_duplicates_or_losses(site, crawled, tmp_pa
     assert urls[: len(stored)] == stored  # nothing stored was lost
     assert len(urls) == len(set(urls)) == len(page_urls(db_full))
     assert pairs_of(db) == pairs_of(db_full)
+
+
+def _sentences(db: str) -> list[tuple]:
+    """Stored sentence pairs, each page pair in one orientation (which page of a pair is first
+    depends on which arrived first)."""
+    with sqlite3.connect(db.removeprefix("sqlite:///")) as conn:
+        rows = conn.execute(
+            "SELECT p1.url, p2.url, s.text1, s.text2, round(s.score, 3) FROM sentences s "
+            "JOIN pages p1 ON p1.id = s.page1_id JOIN pages p2 ON p2.id = s.page2_id")
+        return sorted((u1, u2, t1, t2, p) if u1 < u2 else (u2, u1, t2, t1, p) for u1, u2, t1, t2, p in rows)
+
+
+def test_content_moved_to_disk_gives_the_same_pairs_and_sentences(site, crawled, tmp_path):
+    db_full, _ = crawled
+    db = f"sqlite:///{tmp_path / 'spilled.db'}"
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    proc = scrapy_crawl(site.seeds_path, db, "-s", "BITEXT_CONTENT_IN_MEMORY=2", "-s", f"BITEXT_SPILL_DIR={spill}")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    # Every page but the last two of each language went to disk and was read back from there.
+    assert stat(proc.stderr, "bitext/content/spilled") >= len(page_urls(db)) - 3 * 2 - 10
+    assert pairs_of(db) == pairs_of(db_full)
+    # Which sentences a pair's alignment keeps depends on the model of the moment, so on the
+    # crawl's timing (two crawls of the same code differ by a sentence or two); the page pairs
+    # that have sentences do not.
+    spilled, full = _sentences(db), _sentences(db_full)
+    assert {r[:2] for r in spilled} == {r[:2] for r in full} != set()
+    assert abs(len(spilled) - len(full)) <= 3, (len(spilled), len(full))
+    assert list(spill.iterdir()) == []  # the file has no name
+
+
+def test_spill_dir_that_does_not_exist_stops_the_crawl_at_once(site, tmp_path):
+    proc = scrapy_crawl(site.seeds_path, f"sqlite:///{tmp_path / 'x.db'}", "-s", f"BITEXT_SPILL_DIR={tmp_path / 'nope'}")
+    assert proc.returncode != 0
+    assert "BITEXT_SPILL_DIR" in proc.stderr and "not a directory" in proc.stderr, proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("declaration", ["none", "header", "meta"])

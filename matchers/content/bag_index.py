@@ -102,7 +102,7 @@ class BagIndex:
         # Pages are added by the crawl's thread while the content thread queries: a query reads
         # the postings through numpy views, which an append must not resize under it.
         self._lock = threading.Lock()
-        self._terms: OrderedDict[int, tuple[PageContent, Counter[str]]] = OrderedDict()
+        self._terms: OrderedDict[int, Counter[str]] = OrderedDict()  # by PageContent.uid
         self._terms_lock = threading.Lock()
 
     def stop_words(self, lang: str) -> frozenset[str]:
@@ -116,15 +116,15 @@ class BagIndex:
 
     def _query_terms(self, content: PageContent) -> Counter[str]:
         """:meth:`terms`, from the cache of recent queries when there (shared: not to be changed)."""
-        key = id(content)
+        key = content.uid
         with self._terms_lock:
             hit = self._terms.get(key)
-            if hit is not None and hit[0] is content:
+            if hit is not None:
                 self._terms.move_to_end(key)
-                return hit[1]
+                return hit
         terms = self.terms(content)
         with self._terms_lock:
-            self._terms[key] = (content, terms)
+            self._terms[key] = terms
             while len(self._terms) > TERMS_CACHE:
                 self._terms.popitem(last=False)
         return terms

@@ -126,8 +126,10 @@ class ContentCandidates:
         back = index.bags.query(other, content.lang, translate=self.translator(lang, content.lang), k=2,
                                 day=index.bags.day(lang, row), window=self.window,
                                 max_length_diff=self.max_length_diff, limit=limit)
-        return (bool(len(back.rows)) and index.index(content.lang).content[int(back.rows[0])] is content
-                and _clear_best(back.cosines.tolist()))
+        if not len(back.rows):
+            return False
+        closest = index.index(content.lang).content[int(back.rows[0])]
+        return closest is not None and closest.uid == content.uid and _clear_best(back.cosines.tolist())
 
 
 def _clear_best(cosines: list[float]) -> bool:

@@ -264,7 +264,7 @@ class ContentFilter:
                     continue
                 if other is None or other.text_key == content.text_key:
                     continue
-                key = (min(id(content), id(other)), max(id(content), id(other)))
+                key = (min(content.uid, other.uid), max(content.uid, other.uid))
                 before = self._rescue_seen.get(key)
                 if before is not None and model.sentences_seen < 1.25 * before:
                     continue
@@ -292,14 +292,14 @@ class ContentFilter:
     def keep_match(self, model: TranslationModel, m: ContentMatch) -> None:
         """Keep an alignment made at close with a final model for the sentences step (its
         sentence pairs only: the beads weigh a hundred times more)."""
-        self._close_matches[frozenset((id(m.first), id(m.second)))] = (model, model.sentences_seen, m.aligned())
+        self._close_matches[frozenset((m.first.uid, m.second.uid))] = (model, model.sentences_seen, m.aligned())
 
     def _close_match(self, model: TranslationModel, a: PageContent, b: PageContent) -> AlignedSentences | None:
-        kept = self._close_matches.pop(frozenset((id(a), id(b))), None)
+        kept = self._close_matches.pop(frozenset((a.uid, b.uid)), None)
         if kept is None or kept[0] is not model or kept[1] != model.sentences_seen:
             return None
         m = kept[2]
-        return m if {id(m.first), id(m.second)} == {id(a), id(b)} else None
+        return m if {m.first.uid, m.second.uid} == {a.uid, b.uid} else None
 
     def _train(self, site_id: int, lang_a: str, lang_b: str, match: ContentMatch) -> None:
         pairs = match.training_pairs(self.config.content_sentence_threshold)
@@ -471,7 +471,7 @@ class ContentFilter:
                 self.count("sentences_reused_at_close")
             if m is None:
                 continue
-            flip = m.first is not a
+            flip = m.first.uid != a.uid
             for pos, (t1, t2, prob) in enumerate(m.sentence_pairs()):
                 if flip:
                     t1, t2 = t2, t1

@@ -59,7 +59,7 @@ class DictionaryFilter:
         return self.dic.covers(lang_a, lang_b)
 
     def translated(self, content: PageContent) -> _Translated:
-        key = id(content)
+        key = content.uid
         hit = self._cache.get(key)
         if hit is not None:
             self._cache.move_to_end(key)

@@ -9,6 +9,7 @@ footer or a quotation in another language does not enter the sentence alignment 
 
 from __future__ import annotations
 
+import itertools
 import sys
 import zlib
 from collections.abc import Sequence
@@ -22,6 +23,11 @@ from matchers.page.lang_codes import same_language
 from matchers.page.script_length import script_weighted_length
 from matchers.page.sentence_split import split_sentences
 from matchers.page.word_tokens import word_tokens
+
+# Identities of PageContent objects (PageContent.uid); a count shared by the process's sites and
+# threads (itertools.count's next() is atomic).  Given out on first use, which is in the crawl
+# process: a content made by a parse worker travels without one.
+_UIDS = itertools.count(1)
 
 # A stored paragraph: (kind, language, text); kinds as in matchers.page.main_content.
 StoredParagraph = tuple[str, str, str]
@@ -49,6 +55,16 @@ class PageContent:
     _bag: frozenset[str] | None = field(default=None, repr=False, compare=False)
     _worded: int | None = field(default=None, repr=False, compare=False)
     _text_key: bytes | None = field(default=None, repr=False, compare=False)
+    _uid: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def uid(self) -> int:
+        """The page's identity in this process, the same for every copy of its content read back
+        from a :class:`~matchers.site.content_shelf.ContentShelf` (``id()`` is not: a copy read
+        again is another object, and an id is reused once its object is freed)."""
+        if not self._uid:
+            self._uid = next(_UIDS)
+        return self._uid
 
     @property
     def length(self) -> int:
@@ -95,7 +111,9 @@ class PageContent:
             return np.zeros(len(self.chars), dtype=bool)
         worded = np.array([any(ch.isalpha() for ch in w) for w in self.words], dtype=bool)
         per_token = worded[self.ids]
-        counts = np.add.reduceat(per_token.astype(np.int64), self.offsets[:-1])
+        # A trailing 0 makes an offset at the end valid (last sentences without a word token).
+        padded = np.append(per_token.astype(np.int64), 0)
+        counts = np.add.reduceat(padded, self.offsets[:-1])
         empty = self.offsets[1:] == self.offsets[:-1]  # reduceat reads the next slice for an empty one
         return (counts > 0) & ~empty
 

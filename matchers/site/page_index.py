@@ -18,6 +18,7 @@ import numpy as np
 
 from matchers.content.bag_index import BagIndex
 from matchers.page.page_content import PageContent
+from matchers.site.content_shelf import ContentShelf
 from matchers.structure.best_structure import BestStructure
 from matchers.structure.tag_store import TagSequenceStore
 
@@ -121,14 +122,15 @@ class CandidateSet:
 class LanguageIndex:
     """Pages of one language on one site."""
 
-    def __init__(self) -> None:
+    def __init__(self, content: ContentShelf | None = None) -> None:
         self.urls: list[str] = []
         self.size_bytes = GrowableColumn(np.int64)
         self.size_chars = GrowableColumn(np.int64)
         self.n_tags = GrowableColumn(np.int64)
         self.n_paragraphs = GrowableColumn(np.int64)
         self.content_length = GrowableColumn(np.int64)
-        self.content: list[PageContent | None] = []
+        # Read by row (``content[row]``); older rows come back from disk as equal copies.
+        self.content = content if content is not None else ContentShelf()
         self.tags = TagSequenceStore()
         self.best_structure = BestStructure()
 
@@ -152,10 +154,16 @@ class LanguageIndex:
 
 
 class SiteIndex:
-    """All languages of one site."""
+    """All languages of one site.
 
-    def __init__(self, key: str) -> None:
+    ``content_in_memory`` and ``spill_dir``: how many of each language's most recent pages keep
+    their main content in memory, and where the older pages' content is written
+    (:class:`~matchers.site.content_shelf.ContentShelf`; 0 keeps every page's in memory)."""
+
+    def __init__(self, key: str, content_in_memory: int = 0, spill_dir: str | None = None) -> None:
         self.key = key
+        self.content_in_memory = content_in_memory
+        self.spill_dir = spill_dir
         self.languages: dict[str, LanguageIndex] = {}
         self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
         self._fingerprints: dict[tuple[str, bytes], str] = {}
@@ -167,6 +175,11 @@ class SiteIndex:
 
     def __len__(self) -> int:
         return len(self._urls)
+
+    @property
+    def content_spilled(self) -> int:
+        """Pages whose main content has been moved to disk (all languages)."""
+        return sum(lindex.content.written for lindex in self.languages.values())
 
     def duplicate_of(self, page: PageFeatures) -> str | None:
         """URL of an earlier page of the same language with the very same tag sequence.
@@ -195,7 +208,7 @@ class SiteIndex:
             if lang != page.lang and len(index)
         ]
         if page.lang not in self.languages:
-            self.languages[page.lang] = LanguageIndex()
+            self.languages[page.lang] = LanguageIndex(ContentShelf(self.content_in_memory, directory=self.spill_dir))
         row = self.languages[page.lang].add(page)
         # A copy is never paired in its page's place, so content alone does not propose it.
         self.bags.add(page.lang, row, page.content if page.copy_of is None else None, page.day)
