@@ -66,6 +66,10 @@ MODES = {
     "on-glibc-arenas": ["-s", "BITEXT_MALLOC_ARENAS=0"],
     # every default stage, glibc's allocator as it comes: its own limit of arenas, no trimming
     "on-glibc-defaults": ["-s", "BITEXT_MALLOC_ARENAS=0", "-s", "BITEXT_MALLOC_TRIM=False"],
+    # every default stage, every page's main content kept in memory (none in the temporary file)
+    "on-content-in-memory": ["-s", "BITEXT_CONTENT_IN_MEMORY=0"],
+    # every default stage, the 2,000 most recent pages' content of each language in memory
+    "on-content-2000": ["-s", "BITEXT_CONTENT_IN_MEMORY=2000"],
 }
 
 

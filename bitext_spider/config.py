@@ -398,7 +398,7 @@ class BitextConfig:
     # A site keeps every page's main content for the content filter; the older pages' goes to a
     # temporary file so that memory stops growing with it (matchers.site.content_shelf).
     content_in_memory: int = setting(
-        2000, "Pages of each language of a site whose main content is kept in memory; the older "
+        500, "Pages of each language of a site whose main content is kept in memory; the older "
         "pages' is kept in a temporary file in BITEXT_SPILL_DIR and read back when compared (0: "
         "every page's in memory).", group=_PERF, low=0)
     spill_dir: str = setting(
