@@ -36,6 +36,7 @@ from matchers.page.language_id import LanguageIdentifier
 from matchers.page.main_content import RepeatedBlocks
 from matchers.page.page_content import page_content
 from matchers.page.page_parse import ParsedPage, parse_page
+from matchers.site.content_shelf import SpillFile
 from matchers.site.page_index import PageFeatures, SiteIndex
 from matchers.site.site_evidence import SiteEvidence
 
@@ -129,6 +130,9 @@ class BitextRuntime:
         )
         self.models = ModelRegistry(self.store, self.config.content_model_save_interval)
         self.sites: dict[str, SiteState] = {}
+        # The older pages' main content of every site: one file for the crawl (one descriptor
+        # however many sites it crawls), opened when the first page's content is written.
+        self.content_spill = SpillFile(self.config.spill_dir or None)
         # Sites are opened from worker threads (asyncio.to_thread): one at a time, so two pages
         # of a new site arriving together open it once.
         self._open_lock = threading.Lock()
@@ -193,7 +197,7 @@ class BitextRuntime:
         state = SiteState(
             site=site,
             site_id=site_id,
-            index=SiteIndex(site.key, self.config.content_in_memory, self.config.spill_dir or None),
+            index=SiteIndex(site.key, self.config.content_in_memory, self.content_spill),
             boilerplate=RepeatedBlocks(self.config.boilerplate_min_pages, self.config.boilerplate_min_share),
             evidence=SiteEvidence(self.config.url_key_share),
             traps=LinkTraps(self.config.trap_min_pages, self.config.trap_min_yield, self.config.trap_max_repeats),
@@ -304,4 +308,5 @@ class BitextRuntime:
             except Exception:  # only the viewer's record of the crawl is incomplete
                 logger.exception("recording the end of the crawl failed")
         self.store.close()
+        self.content_spill.close()
         self.writer_lock.release()

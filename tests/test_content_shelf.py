@@ -12,7 +12,7 @@ import pytest
 from matchers.content.dictionary_filter import BilingualDictionary, bag_of_words, stopwords, translate_bag
 from matchers.content.dictionary_judge import DictionaryFilter
 from matchers.page.page_content import PageContent, finish_content, page_content
-from matchers.site.content_shelf import ContentShelf, decode_content, encode_content
+from matchers.site.content_shelf import ContentShelf, SpillFile, decode_content, encode_content
 from matchers.site.page_index import PageFeatures, SiteIndex
 
 WORDS = ["the", "report", "naïve", "café", "年次", "報告書", "Ελληνικά", "straße", "2024", "x" * 40, "💡", "\udc80"]
@@ -54,7 +54,7 @@ def test_more_distinct_words_than_two_bytes_count():
 def test_shelf_keeps_recent_rows_and_reads_older_ones_back(tmp_path):
     rng = random.Random(11)
     rows = [None if rng.random() < 0.2 else random_content(rng) for _ in range(300)]
-    shelf = ContentShelf(in_memory=7, cache=5, directory=str(tmp_path))
+    shelf = ContentShelf(in_memory=7, cache=5, spill=SpillFile(str(tmp_path)))
     for n, c in enumerate(rows):
         assert shelf.append(c) == n
     assert len(shelf) == 300 and shelf.written == 293
@@ -70,10 +70,9 @@ def test_shelf_keeps_recent_rows_and_reads_older_ones_back(tmp_path):
     with pytest.raises(IndexError):
         shelf[300]
     assert len(shelf._decoded) <= 5
-    # The file is in the directory asked for (unnamed: it is gone once closed).
-    assert os.path.dirname(os.readlink(f"/proc/self/fd/{shelf._file.fileno()}")) == str(tmp_path)
-    shelf.close()
-    assert len(shelf) == 0
+    # The file is in the directory asked for, without a name.
+    assert os.path.dirname(os.readlink(f"/proc/self/fd/{shelf.spill.fileno()}")) == str(tmp_path)
+    assert os.listdir(tmp_path) == []
 
 
 def test_shelf_without_a_limit_writes_nothing():
@@ -81,7 +80,7 @@ def test_shelf_without_a_limit_writes_nothing():
     contents = [random_content(random.Random(i)) for i in range(50)]
     for c in contents:
         shelf.append(c)
-    assert shelf.written == 0 and shelf._file is None
+    assert shelf.written == 0 and shelf.spill.fileno() is None
     assert all(shelf[i] is c for i, c in enumerate(contents))
 
 
@@ -93,18 +92,34 @@ def test_uid_is_given_in_the_receiving_process_and_differs_per_page():
     assert kept.uid not in (a.uid, b.uid)
 
 
-def test_site_index_spills_each_language_and_counts_it():
-    index = SiteIndex("example.org", content_in_memory=4)
+def test_sites_and_languages_share_one_file_and_count_what_they_moved(tmp_path):
+    spill = SpillFile(str(tmp_path))
+    sites = [SiteIndex(f"site{k}.example", content_in_memory=4, spill=spill) for k in range(3)]
     contents = {}
-    for i in range(30):
-        lang = "en" if i % 3 else "fr"
+    for i in range(90):
+        index, lang = sites[i % 3], "en" if i % 2 else "fr"
         c = page_content([("text", lang, f"Sentence number {i} of the page. And a second one.")], lang)
-        index.register(PageFeatures(f"https://example.org/{lang}/{i}", lang, 1000, 1000, 50, 3,
-                                    np.arange(50, dtype=np.int32) + i, c))
-        contents[f"https://example.org/{lang}/{i}"] = c
-    assert index.content_spilled == (20 - 4) + (10 - 4)
-    for url, c in contents.items():
+        url = f"https://{index.key}/{lang}/{i}"
+        index.register(PageFeatures(url, lang, 1000, 1000, 50, 3, np.arange(50, dtype=np.int32) + i, c))
+        contents[url] = (index, c)
+    # 30 pages a site, 15 a language, 4 of them kept in memory.
+    assert [index.content_spilled for index in sites] == [22, 22, 22]
+    assert len(_open_files_in(tmp_path)) == 1  # one file for the three sites and their languages
+    for url, (index, c) in contents.items():
         assert fields(index.content(url)) == fields(c)
+    spill.close()
+    assert spill.fileno() is None
+
+
+def _open_files_in(directory) -> list[str]:
+    """This process's open files in ``directory`` (unnamed ones included)."""
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:  # the descriptor listdir itself used
+            continue
+    return [link for link in links if os.path.dirname(link) == str(directory)]
 
 
 def test_a_cache_keyed_by_page_reads_a_copy_as_its_page():

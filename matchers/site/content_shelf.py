@@ -5,7 +5,7 @@ site, so a site keeps what the content filter (section 2.3) reads of each page f
 crawl runs.  In memory that grows without limit with the site (about 3 KB a page: the word list,
 token ids and compressed sentences of :class:`~matchers.page.page_content.PageContent`).  The
 shelf keeps the ``in_memory`` most recent pages as they arrived and writes each older one, once,
-to an unnamed temporary file; a read of an older page decodes it from there (tens of
+to an unnamed temporary file (:class:`SpillFile`, one for the crawl's every site); a read of an older page decodes it from there (tens of
 microseconds), and the last ``cache`` pages decoded are kept for the reads that come in runs (a
 page's candidates, the close steps' passes).  The operating system's page cache, not the
 crawl's heap, holds the file's recent parts.
@@ -79,22 +79,64 @@ def decode_content(data: bytes | memoryview) -> PageContent:
     return content
 
 
+class SpillFile:
+    """An unnamed temporary file that records are appended to and read back from by offset.
+
+    One is shared by every shelf of a crawl, so a crawl of many large sites holds one file
+    descriptor, not one per site and language.  Writes take a lock (each claims the next
+    offset); reads need none: a record's bytes are on the file before its offset is returned."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self.directory = directory
+        self._file: IO[bytes] | None = None
+        self._end = 0
+        self._lock = threading.Lock()
+
+    @property
+    def size(self) -> int:
+        """Bytes written."""
+        return self._end
+
+    def write(self, data: bytes) -> int:
+        """Append ``data``; returns its offset."""
+        with self._lock:
+            if self._file is None:
+                # Open for the crawl, closed by close() or with the process.
+                self._file = tempfile.TemporaryFile(prefix="bitext-content-", dir=self.directory)  # noqa: SIM115
+            at = self._end
+            os.pwrite(self._file.fileno(), data, at)
+            self._end = at + len(data)
+            return at
+
+    def read(self, at: int, size: int) -> bytes:
+        assert self._file is not None
+        return os.pread(self._file.fileno(), size, at)
+
+    def fileno(self) -> int | None:
+        return self._file.fileno() if self._file is not None else None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self._end = 0
+
+
 class ContentShelf:
     """Rows of one language's pages: each page's :class:`PageContent` or None (no content)."""
 
-    def __init__(self, in_memory: int = 0, cache: int = 256, directory: str | None = None) -> None:
+    def __init__(self, in_memory: int = 0, cache: int = 256, spill: SpillFile | None = None) -> None:
         """``in_memory``: most recent rows kept as they are (0: every row, nothing written);
-        ``cache``: rows read back from the file kept decoded; ``directory``: where the
-        temporary file is made (None: the system's temporary directory)."""
+        ``cache``: rows read back from the file kept decoded; ``spill``: the file the older rows
+        go to (None: one of its own, in the system's temporary directory)."""
         self.in_memory = in_memory
         self.cache = cache
-        self.directory = directory
+        self.spill = spill if spill is not None else SpillFile()
         self._recent: deque[PageContent | None] = deque()
         self._first_recent = 0  # row of _recent[0]; rows below it are in the file
         self._at = np.zeros(0, np.int64)  # per written row: offset in the file (-1: no content)
         self._size = np.zeros(0, np.int32)
-        self._end = 0
-        self._file: IO[bytes] | None = None
         self._decoded: OrderedDict[int, PageContent] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -126,12 +168,7 @@ class ContentShelf:
             self._at[row], self._size[row] = -1, 0
         else:
             data = encode_content(content)
-            if self._file is None:
-                # Open for the crawl, closed by close() or with the process.
-                self._file = tempfile.TemporaryFile(prefix="bitext-content-", dir=self.directory)  # noqa: SIM115
-            os.pwrite(self._file.fileno(), data, self._end)
-            self._at[row], self._size[row] = self._end, len(data)
-            self._end += len(data)
+            self._at[row], self._size[row] = self.spill.write(data), len(data)
         self._first_recent = row + 1
 
     def __getitem__(self, row: int) -> PageContent | None:
@@ -149,22 +186,8 @@ class ContentShelf:
             at = int(self._at[row])
             if at < 0:
                 return None
-            assert self._file is not None
-            content = decode_content(os.pread(self._file.fileno(), int(self._size[row]), at))
+            content = decode_content(self.spill.read(at, int(self._size[row])))
             self._decoded[row] = content
             while len(self._decoded) > self.cache:
                 self._decoded.popitem(last=False)
             return content
-
-    def close(self) -> None:
-        """Delete the file (the shelf is empty afterwards)."""
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
-            self._recent.clear()
-            self._decoded.clear()
-            self._first_recent = 0
-            self._at = np.zeros(0, np.int64)
-            self._size = np.zeros(0, np.int32)
-            self._end = 0

@@ -18,7 +18,7 @@ import numpy as np
 
 from matchers.content.bag_index import BagIndex
 from matchers.page.page_content import PageContent
-from matchers.site.content_shelf import ContentShelf
+from matchers.site.content_shelf import ContentShelf, SpillFile
 from matchers.structure.best_structure import BestStructure
 from matchers.structure.tag_store import TagSequenceStore
 
@@ -156,14 +156,14 @@ class LanguageIndex:
 class SiteIndex:
     """All languages of one site.
 
-    ``content_in_memory`` and ``spill_dir``: how many of each language's most recent pages keep
-    their main content in memory, and where the older pages' content is written
+    ``content_in_memory`` and ``spill``: how many of each language's most recent pages keep
+    their main content in memory, and the file the older pages' content is written to
     (:class:`~matchers.site.content_shelf.ContentShelf`; 0 keeps every page's in memory)."""
 
-    def __init__(self, key: str, content_in_memory: int = 0, spill_dir: str | None = None) -> None:
+    def __init__(self, key: str, content_in_memory: int = 0, spill: SpillFile | None = None) -> None:
         self.key = key
         self.content_in_memory = content_in_memory
-        self.spill_dir = spill_dir
+        self.spill = spill if spill is not None else SpillFile()
         self.languages: dict[str, LanguageIndex] = {}
         self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
         self._fingerprints: dict[tuple[str, bytes], str] = {}
@@ -208,7 +208,7 @@ class SiteIndex:
             if lang != page.lang and len(index)
         ]
         if page.lang not in self.languages:
-            self.languages[page.lang] = LanguageIndex(ContentShelf(self.content_in_memory, directory=self.spill_dir))
+            self.languages[page.lang] = LanguageIndex(ContentShelf(self.content_in_memory, spill=self.spill))
         row = self.languages[page.lang].add(page)
         # A copy is never paired in its page's place, so content alone does not propose it.
         self.bags.add(page.lang, row, page.content if page.copy_of is None else None, page.day)
