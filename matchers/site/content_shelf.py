@@ -92,11 +92,6 @@ class SpillFile:
         self._end = 0
         self._lock = threading.Lock()
 
-    @property
-    def size(self) -> int:
-        """Bytes written."""
-        return self._end
-
     def write(self, data: bytes) -> int:
         """Append ``data``; returns its offset."""
         with self._lock:
