@@ -69,3 +69,41 @@ def test_pairs_without_tokens_are_left_out() -> None:
     model = TranslationModel("en", "fr")
     model.update([([], [])])
     assert model.sentences_seen == 0 and model.pairs_seen == 1
+
+
+def test_chunked_estep_gives_the_unchunked_counts(monkeypatch) -> None:
+    import matchers.content.model_counts as mc
+    import matchers.content.translation_model as tm
+
+    rng = np.random.default_rng(11)
+    word_batch = [(w1, w2) for _ in range(300)
+                  for w1, w2 in [([f"a{int(x)}" for x in rng.integers(0, 80, int(rng.integers(1, 14)))],
+                                  [f"b{int(x)}" for x in rng.integers(0, 80, int(rng.integers(1, 14)))])]]
+    models = {}
+    calls = []
+    real = mc.expected_counts
+    for chunk in (1 << 30, 1, 97, 2000):
+        def chunked(*args, _chunk=chunk):
+            out = real(*args, chunk=_chunk)
+            calls.append(_chunk)
+            return out
+        monkeypatch.setattr(tm, "expected_counts", chunked)
+        m = TranslationModel("en", "fr")
+        m.update(word_batch[:40])
+        m.update(word_batch[40:])
+        models[chunk] = m.counts()
+    assert calls == [1 << 30, 1 << 30, 1, 1, 97, 97, 2000, 2000]
+    whole = models[1 << 30]
+    assert len(whole.keys) > 2000
+    for chunk in (1, 97, 2000):
+        c = models[chunk]
+        assert np.array_equal(c.keys, whole.keys)
+        np.testing.assert_allclose(c.c21, whole.c21, rtol=1e-12)
+        np.testing.assert_allclose(c.c12, whole.c12, rtol=1e-12)
+        np.testing.assert_allclose(c.tot1, whole.tot1, rtol=1e-12)
+    # The chunks are real: pairs of about 100 combinations each make hundreds of them.
+    ids1 = np.arange(1, 5, dtype=np.int64)
+    off = np.array([0, 2, 4], np.int64)
+    seen = []
+    mc.expected_counts(ids1, off, ids1, off, lambda k: (seen.append(len(k)), (np.ones(len(k)), np.ones(len(k))))[1], chunk=9)
+    assert len(seen) == 2

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numba
@@ -256,3 +256,52 @@ def _marginal_sums(keys, c21, c12, w1, w2, out2, out1):  # pragma: no cover - co
         f = keys[k] & 0xFFFFFFFF
         out2[f] += w1[e] * c21[k]
         out1[e] += w2[f] * c12[k]
+
+
+# Word-pair combinations one E-step chunk holds.  An update's combinations number about a hundred
+# per sentence pair, and an update is a sixteenth of the model's training so far, so unchunked
+# the sort of its keys (about 50 bytes a combination with its temporaries) would grow with the
+# site: some 40 MB at 10,000 pages, ten times that at 100,000.
+ESTEP_CHUNK = 1 << 18
+
+Probabilities = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def expected_counts(
+    ids1: np.ndarray, off1: np.ndarray, ids2: np.ndarray, off2: np.ndarray, probabilities: Probabilities,
+    chunk: int = ESTEP_CHUNK,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The E-step of sentence pairs (tokens ``ids1``/``ids2`` as model ids, split by the pairs'
+    offsets): the expected counts ``(keys, n21, n12)`` of every co-occurring word pair, sorted,
+    distinct and nonzero.
+
+    ``probabilities(keys)`` gives ``t(f|e)`` and ``t(e|f)`` of sorted keys with the parameters
+    before the update.  The pairs go through in chunks of about ``chunk`` word-pair combinations
+    whose counts are summed, so every chunk sees the same parameters and the result is the
+    unchunked one up to the order of floating-point sums.
+    """
+    sizes = (np.diff(off1) + 1) * (np.diff(off2) + 1)
+    ends = np.cumsum(sizes)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    p0, n = 0, len(sizes)
+    while p0 < n:
+        before = ends[p0 - 1] if p0 else 0
+        p1 = max(p0 + 1, int(np.searchsorted(ends, before + chunk, side="right")))
+        o1, o2 = off1[p0:p1 + 1], off2[p0:p1 + 1]
+        keys = _pair_keys(ids1[o1[0]:o1[-1]], o1 - o1[0], ids2[o2[0]:o2[-1]], o2 - o2[0])
+        ukeys, inv = np.unique(keys, return_inverse=True)
+        del keys
+        t21, t12 = probabilities(ukeys)
+        n21 = np.zeros(len(ukeys))
+        n12 = np.zeros(len(ukeys))
+        _estep(o1 - o1[0], o2 - o2[0], inv.astype(np.int64).ravel(), t21, t12, n21, n12)
+        keep = (n21 != 0.0) | (n12 != 0.0)
+        parts.append((ukeys[keep], n21[keep], n12[keep]))
+        p0 = p1
+    if not parts:
+        return np.zeros(0, np.int64), np.zeros(0), np.zeros(0)
+    # Pairwise merges of the sorted parts: linear each, log2(parts) rounds.
+    while len(parts) > 1:
+        parts = [_merge_sorted(*parts[i], *parts[i + 1]) if i + 1 < len(parts) else parts[i]
+                 for i in range(0, len(parts), 2)]
+    return parts[0]

@@ -53,15 +53,14 @@ from matchers.content.model_counts import (
     ModelCounts,
     Store,
     _empty_store,
-    _estep,
     _fill_learned,
     _load_npz,
     _map_words,
     _marginal_sums,
     _merge_sorted,
     _npz,
-    _pair_keys,
     _store,
+    expected_counts,
 )
 from matchers.content.training_pairs import TrainingPairs, pair_offsets, vocabulary_ids
 
@@ -270,17 +269,8 @@ class TranslationModel:
         ids2 = vocabulary_ids(seconds, self._index2, self._words2)
         off1, off2 = pair_offsets(firsts), pair_offsets(seconds)
         self._grow()
-        keys = _pair_keys(ids1, off1, ids2, off2)
-        ukeys, inv = np.unique(keys, return_inverse=True)
+        ukeys, n21, n12 = expected_counts(ids1, off1, ids2, off2, self._probabilities)
         e, f = ukeys >> 32, ukeys & _LOW
-        c21, c12 = self._lookup(ukeys)
-        lam, u = self.smoothing, self.uniform
-        t0 = np.where((e > 0) & (f > 0) & (self._same1[e] == f), 1.0, u)
-        t21 = (c21 + lam * t0) / (self._tot1[e] + lam)
-        t12 = (c12 + lam * t0) / (self._tot2[f] + lam)
-        n21 = np.zeros(len(ukeys))
-        n12 = np.zeros(len(ukeys))
-        _estep(off1, off2, inv.astype(np.int64).ravel(), t21, t12, n21, n12)
         inc1 = np.bincount(e, weights=n21, minlength=len(self._tot1))
         inc2 = np.bincount(f, weights=n12, minlength=len(self._tot2))
         tok1 = np.bincount(ids1, minlength=len(self._uni1))
@@ -293,8 +283,6 @@ class TranslationModel:
         self._ptot2 += inc2
         self._puni1 += tok1
         self._puni2 += tok2
-        keep = (n21 != 0.0) | (n12 != 0.0)
-        ukeys, n21, n12 = ukeys[keep], n21[keep], n12[keep]
         self._absorb(ukeys, n21, n12)
         if not self._pending_all:
             self._add_pending(ukeys, n21, n12)
@@ -520,6 +508,14 @@ class TranslationModel:
         f = np.arange(old2, n2)[e > 0]
         e = e[e > 0]
         self._same1[e], self._same2[f] = f, e
+
+    def _probabilities(self, ukeys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``t(f|e)`` and ``t(e|f)`` of sorted keys: the M-step's closed form on the kept counts."""
+        e, f = ukeys >> 32, ukeys & _LOW
+        c21, c12 = self._lookup(ukeys)
+        lam = self.smoothing
+        t0 = np.where((e > 0) & (f > 0) & (self._same1[e] == f), 1.0, self.uniform)
+        return (c21 + lam * t0) / (self._tot1[e] + lam), (c12 + lam * t0) / (self._tot2[f] + lam)
 
     def _lookup(self, ukeys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Counts of sorted keys, summed over the main and delta tables."""
