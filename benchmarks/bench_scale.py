@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A large crawl with every default stage: does the time per page stay flat, and memory bounded?
 
-    python benchmarks/bench_scale.py [--docs 47500] [--window 2000] [--json]
+    python benchmarks/bench_scale.py [--docs 47500] [--window 2000] [-s NAME=VALUE ...] [--json]
 
 Generates the two-language site of docs/benchmarks.md (c) with ``--docs`` documents per language
 (47,500: about 100,000 pages), serves it from a separate process on loopback and crawls it once
@@ -46,6 +46,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", type=int, default=47500, help="documents per language (47500 -> ~100,000 pages)")
     ap.add_argument("--window", type=int, default=2000, help="pages per time-per-page window")
+    ap.add_argument("-s", dest="settings", action="append", default=[], help="Scrapy setting NAME=VALUE")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -60,7 +61,8 @@ def main() -> None:
         time.sleep(1.0)
         db, log = tmp_path / "crawl.db", tmp_path / "crawl.log"
         cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={info.seeds_path}",
-               "-s", f"BITEXT_DB_URL=sqlite:///{db}", *CRAWL_SETTINGS, "-s", f"LOG_FILE={log}"]
+               "-s", f"BITEXT_DB_URL=sqlite:///{db}", *CRAWL_SETTINGS, "-s", f"LOG_FILE={log}",
+               *[x for s in a.settings for x in ("-s", s)]]
         try:
             run = run_crawl(cmd, ROOT, log)
         finally:

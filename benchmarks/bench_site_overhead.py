@@ -10,6 +10,7 @@ of the crawl's time that came after the last response (the close-time work).
 
     python benchmarks/bench_site_overhead.py ../shared/data/w3c-i18n [--repeat 3] [--json]
     python benchmarks/bench_site_overhead.py --generated en,fr,de,es,ja,ko --docs 170 [--repeat 3]
+    python benchmarks/bench_site_overhead.py SITE --modes off,on-structure-process,on-structure-thread
 """
 
 from __future__ import annotations
@@ -34,7 +35,14 @@ from bitext_spider.demo.loopback_server import free_port  # noqa: E402
 from bitext_spider.demo.site import generate_site  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "bench"
-MODES = {"off": ["-s", "BITEXT_ENABLED=False"], "on": []}
+MODES = {
+    "off": ["-s", "BITEXT_ENABLED=False"],
+    "on": [],
+    # every default stage, the structure filter in a worker process of its own
+    "on-structure-process": ["-s", "BITEXT_STRUCTURE_WORKER=True"],
+    # every default stage, the structure filter in a thread of the crawl process
+    "on-structure-thread": ["-s", "BITEXT_STRUCTURE_WORKER=False"],
+}
 # As in bench_crawl_overhead.py: as fast as the loopback server answers, so the matching, not the
 # politeness delays, is what the ratio measures (``--polite`` keeps the project's AutoThrottle).
 FAST = ["-s", "AUTOTHROTTLE_ENABLED=False", "-s", "CONCURRENT_REQUESTS=32", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32"]
@@ -54,10 +62,14 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=170, help="documents per language of the generated site")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--polite", action="store_true", help="the project's AutoThrottle and concurrency")
+    ap.add_argument("--modes", default="off,on", help=f"comma-separated, off first ({', '.join(MODES)})")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     if (a.site is None) == (a.generated is None):
         raise SystemExit("give a site folder or --generated LANGS")
+    modes = a.modes.split(",")
+    if modes[0] != "off" or len(modes) < 2 or any(m not in MODES for m in modes):
+        raise SystemExit(f"--modes: off first, then one or more of {', '.join(m for m in MODES if m != 'off')}")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         if a.site is not None:
@@ -76,35 +88,38 @@ def main() -> None:
                                        "--port", str(port), "--for", "7200"], cwd=ROOT, stdout=subprocess.DEVNULL)
             label = f"generated, {len(langs)} languages, {info.page_count} pages"
         time.sleep(1.0)
-        runs: dict[str, list[dict[str, Any]]] = {m: [] for m in MODES}
+        runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
         try:
             for i in range(a.repeat):
-                for mode in MODES:
+                for mode in modes:
                     runs[mode].append(crawl(seeds, tmp, mode, i, a.polite))
                     print(f"{mode} run {i + 1}: {runs[mode][-1]}", file=sys.stderr)
         finally:
             server.terminate()
             server.wait()
     med = {m: statistics.median(r["seconds"] for r in rs) for m, rs in runs.items()}
+    matched = modes[1:]
     res = {
-        "site": label, "runs": runs, "median_seconds": med, "ratio": med["on"] / med["off"],
-        "pair_ratios": [b["seconds"] / o["seconds"] for o, b in zip(runs["off"], runs["on"], strict=True)],
-        "after_share_median": statistics.median(r["after_share"] for r in runs["on"]),
+        "site": label, "runs": runs, "median_seconds": med,
+        "ratio": {m: med[m] / med["off"] for m in matched},
+        "pair_ratios": {m: [b["seconds"] / o["seconds"] for o, b in zip(runs["off"], runs[m], strict=True)]
+                        for m in matched},
+        "after_share_median": {m: statistics.median(r["after_share"] for r in runs[m]) for m in matched},
         "peak_rss_mb": {m: max(r["peak_rss_mb"] for r in rs) for m, rs in runs.items()},
     }
     if a.json:
         print(json.dumps(res, indent=1))
         return
-    on = runs["on"][0]
     print(f"site: {label}; {a.repeat} runs a mode, alternating")
     print("| mode | median wall s | CPU s (median) | peak RSS MB, all processes | after last response | pages | pairs |")
     print("|---|---|---|---|---|---|---|")
     for m, rs in runs.items():
-        after = statistics.median(r["after_share"] for r in rs) if m == "on" else 0.0
+        after = res["after_share_median"].get(m, 0.0)
         print(f"| {m} | {med[m]:.1f} | {statistics.median(r['cpu_s'] for r in rs):.1f} | {res['peak_rss_mb'][m]:.0f} "
               f"| {after:.1%} | {rs[0]['pages'] or rs[0]['responses']} | {rs[0]['pairs']} |")
-    print(f"ratio of medians: {res['ratio']:.2f}; side by side: {', '.join(f'{x:.2f}' for x in res['pair_ratios'])}; "
-          f"pairs of the first on-run: {on['pairs']}")
+    for m in matched:
+        print(f"{m}: ratio of medians {res['ratio'][m]:.2f}; side by side: "
+              f"{', '.join(f'{x:.2f}' for x in res['pair_ratios'][m])}")
 
 
 if __name__ == "__main__":
