@@ -216,11 +216,11 @@ class BitextConfig:
         0.05, "Compare an earlier page only within this margin of the new page's best structure "
         "similarity so far in its language, and keep a new page's candidates only within this "
         "margin of its best (1: off; docs/design.md).", group=_PAGE, low=0, high=1)
-    # Run the structure filter in a process of its own (pipelines.structure_filter) rather than
-    # in a thread of the crawl process, whose GIL the reactor keeps busy.
+    # At 10,000 pages the thread is as fast as the process and uses less memory; on a site of
+    # 100,000 pages the process was faster (pipelines.structure_filter).
     structure_worker: bool = setting(
-        True, "Run the structure filter in a worker process of its own (off: in a thread of the "
-        "crawl process).", group=_PERF)
+        False, "Run the structure filter in a worker process of its own (off: in a thread of the "
+        "crawl process; docs/benchmarks.md (c) and (j) compare the two).", group=_PERF)
     max_tag_tokens: int = setting(
         30000, "Pages with a longer tag sequence are stored but not compared.", group=_PAGE)
     # Candidates kept per page and other language, best first (0 = all): a page pairs with one

@@ -2,20 +2,19 @@
 tag-sequence edit distance under a threshold that grows with the page size, then the correlation
 of the aligned text-chunk lengths) on each new page's size-passing candidates.
 
-The filter runs in a process of its own (``BITEXT_STRUCTURE_WORKER``, default on).  In a thread
-of the crawl process its numba kernels released the GIL, but every step between them had to win
-the GIL back from the reactor, which holds it nearly all the time: at 3,183 pages the thread was
-busy 30-35 s of wall time for 6.5 s of CPU, and pages queued behind it.  The crawl gained less
-than that suggests (docs/benchmarks.md (c)): the reactor, not this filter, sets its pace.
+By default the filter runs in one thread of the crawl process, with one numba thread, since
+numba's default threading layer must not be entered from two threads at once.  Its kernels
+release the GIL, so they run on the second core while the reactor holds the first.
+``BITEXT_STRUCTURE_WORKER=True`` runs it in a process of its own instead.  Side by side the two
+take the same time within the runs' spread on the 10,000-page benchmark, W3C and a 10-language
+site, and the thread uses 130-165 MB less: the worker's interpreter, numpy and numba, and its
+copy of the tag sequences (docs/benchmarks.md (c)).  On a site of 100,000 pages the two used the
+same memory and the process was faster by about a seventh ((j), one crawl each).
 
 The worker's side is bitext_spider.workers.structure_worker: it keeps its own copy of each site's tag
 sequences and best-so-far records, fed with the rows registered since the previous request.
-
-If the worker dies, the stage logs it, counts ``bitext/errors/structure_worker`` and goes on in a
-thread of the crawl process, whose records start empty (it prunes less, it loses nothing).
-With ``BITEXT_STRUCTURE_WORKER=False`` it runs in that thread from the start: one thread, and one
-numba thread in it, since numba's default threading layer must not be entered from two threads
-at once.
+If the worker dies, the stage logs it, counts ``bitext/errors/structure_worker`` and goes on in
+the thread, whose records start empty (it prunes less, it loses nothing).
 """
 
 from __future__ import annotations
