@@ -39,11 +39,11 @@ from pipelines.base import MatchingStage, pages_only
 logger = logging.getLogger(__name__)
 
 
-def _timed(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> float:
-    """Run ``fn(*args, **kwargs)``; return the CPU seconds this thread spent in it."""
-    t0 = time.thread_time()
+def _timed(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[float, float]:
+    """Run ``fn(*args, **kwargs)``; return the CPU and the wall seconds this thread spent in it."""
+    t0, w0 = time.thread_time(), time.perf_counter()
     fn(*args, **kwargs)
-    return time.thread_time() - t0
+    return time.thread_time() - t0, time.perf_counter() - w0
 
 
 class StructureFilterPipeline(MatchingStage):
@@ -56,6 +56,9 @@ class StructureFilterPipeline(MatchingStage):
         self._use_worker = self.config.structure_worker
         self._sent: dict[tuple[str, str], int] = {}  # (site, language) -> rows sent to the worker
         self._cpu = CpuStat("bitext/time/structure_cpu_ms")
+        # In the thread, wall time beyond the CPU time is mostly the wait to win the GIL back
+        # from the reactor after each kernel.
+        self._thread_wall = CpuStat("bitext/time/structure_thread_wall_ms")
 
     def open_spider(self, spider: Any = None) -> None:
         # Start the worker with the crawl: its imports overlap the first requests.
@@ -87,9 +90,10 @@ class StructureFilterPipeline(MatchingStage):
         if self._use_worker:
             cpu = await self._filter_in_worker(item, index, params, kwargs)
         if cpu is None:
-            cpu = await asyncio.get_running_loop().run_in_executor(
+            cpu, wall = await asyncio.get_running_loop().run_in_executor(
                 self._executor, _timed, structure_filter, (index, item.features.tokens, item.candidates, *params), kwargs
             )
+            self._thread_wall.add(self.stats, wall)
         self._cpu.add(self.stats, cpu)
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/structure", sum(len(c) for c in item.candidates))

@@ -280,12 +280,16 @@ def _site_pages(tmp_path):
 
 def test_structure_worker_process_computes_what_the_thread_computes(tmp_path):
     pages = _site_pages(tmp_path)
-    here, _ = _structure_run(tmp_path, "t.db", False, pages)
+    here, thread_stats = _structure_run(tmp_path, "t.db", False, pages)
     there, stats = _structure_run(tmp_path, "w.db", True, pages)
     assert sum(len(c[1]) for page in here for c in page) >= 10  # the site gives candidates
     assert there == here
     assert stats.get_value("bitext/time/structure_cpu_ms") is not None
     assert stats.get_value("bitext/errors/structure_worker") is None
+    # The thread's wall time is published only when the thread filters, and is never under its CPU.
+    assert stats.get_value("bitext/time/structure_thread_wall_ms") is None
+    wall = thread_stats.get_value("bitext/time/structure_thread_wall_ms")
+    assert wall is not None and wall + 1 >= thread_stats.get_value("bitext/time/structure_cpu_ms")
 
 
 def test_a_dead_structure_worker_costs_no_candidates(tmp_path):
