@@ -9,13 +9,12 @@ the text chunks the edit script aligns (matchers.structure.chunk_correlation).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from matchers.site.page_index import CandidateSet, SiteIndex
+from matchers.structure.best_k_search import best_k_search
 from matchers.structure.best_structure import pruning_limits
-from matchers.structure.chunk_correlation import batch_chunk_correlation
+from matchers.structure.chunk_correlation import MAX_CELLS, batch_chunk_correlation
 from matchers.structure.edit_distance import SCALE
 from matchers.structure.structure_threshold import longer_length, scaled_limits, similarity
 from matchers.structure.tag_store import TagSequenceStore
@@ -130,68 +129,15 @@ def _best_k(
     ``keep``-th row of a templated site is usually a same-template page near the threshold, so
     the ``keep``-th alone barely narrows the search; the best usually is the translation, far
     below it (docs/benchmarks.md, "Structure search").
+
+    The search runs as one numba kernel (matchers.structure.best_k_search), so a page's search in
+    the filter's thread lets the GIL go and waits to have it back once per language.
     """
-    n = len(rows)
-    nq = len(tokens)
-    longer = longer_length(nq, lengths)
-    dist = np.full(n, -1, dtype=np.int64)
-    corr = np.full(n, np.nan)
-    chunks = np.zeros(n, dtype=np.int64)
-    good = np.zeros(n, dtype=bool)
+    tokens = np.ascontiguousarray(tokens, dtype=np.int32)
     flat, offsets = store.arrays()
-    lower = store.lower_bounds(tokens, rows)
-    order = np.argsort(lower, kind="stable")
-    order = order[lower[order] <= limits[order]]  # the others cannot come within their limit
-    kth: tuple[int, int, float] | None = None  # (distance, longer length, similarity) of the keep-th
-    best = 0.0  # similarity of the best row that passed both tests (0: none yet)
-    pending = np.zeros(0, dtype=np.int64)  # within the limit, correlation not computed yet
-    pos, size = 0, max(4 * keep, _FIRST_BATCH)
-    while pos < len(order):
-        batch = order[pos : pos + size]
-        pos, size = pos + size, 2 * size
-        lim = limits[batch]
-        if kth is not None or best > 0:
-            if kth is not None:
-                lim = np.minimum(lim, kth[0] * longer[batch] // kth[1])
-            if best > 0 and margin is not None:
-                lim = np.minimum(lim, _margin_limits(best, longer[batch], margin))
-            reach = lower[batch] <= lim
-            batch, lim = batch[reach], lim[reach]
-            if not len(batch):
-                continue
-        d = store.distances(tokens, rows[batch], lim).astype(np.int64)
-        hit = d <= lim
-        dist[batch[hit]] = d[hit]
-        pending = np.concatenate([pending, batch[hit]])
-        sims = similarity(dist[pending], nq, lengths[pending])
-        by_sim = np.argsort(-sims, kind="stable")
-        pending, sims = pending[by_sim], sims[by_sim]
-        i = 0
-        while i < len(pending) and (kth is None or sims[i] >= kth[2]):
-            if best > 0 and margin is not None and dist[pending[i]] > _margin_limits(best, longer[pending[i]], margin):
-                break  # sorted by similarity: the rest are further from the best
-            part = pending[i : i + keep]
-            i += keep
-            corr[part], chunks[part] = batch_chunk_correlation(tokens, flat, offsets, rows[part], dist[part])
-            good[part] = np.isnan(corr[part]) | (corr[part] >= min_correlation)
-            passed = np.flatnonzero(good)
-            if not len(passed):
-                continue
-            s = similarity(dist[passed], nq, lengths[passed])
-            best = max(best, float(s.max()))
-            if len(passed) >= keep:
-                k = int(np.argsort(-s, kind="stable")[keep - 1])
-                kth = (int(dist[passed[k]]), int(longer[passed[k]]), float(s[k]))
-        pending = pending[i:]
-    if best > 0 and margin is not None:
-        good &= dist <= _margin_limits(best, longer, margin)
-    return dist, corr, chunks, good
-
-
-def _margin_limits(best: float, longer: Any, margin: float) -> Any:
-    """Scaled distance under which a row comes within ``margin`` of similarity ``best``."""
-    return pruning_limits(np.full(np.shape(longer), best), np.asarray(longer), margin, SCALE)
-
-
-# The first batch of the best-k search: enough rows that `keep` good ones are usually among them.
-_FIRST_BATCH = 32
+    return best_k_search(
+        tokens, store.query_histogram(tokens), flat, offsets, store.histograms(),
+        np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
+        np.ascontiguousarray(limits, dtype=np.int64), float(min_correlation), int(keep),
+        margin is not None, 0.0 if margin is None else float(margin), MAX_CELLS,
+    )

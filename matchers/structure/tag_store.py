@@ -135,6 +135,10 @@ class TagSequenceStore:
         view.flags.writeable = False
         return view
 
+    def query_histogram(self, query: np.ndarray) -> np.ndarray:
+        """The histogram of a sequence to compare with the stored ones (this store's buckets)."""
+        return histogram(np.ascontiguousarray(query, dtype=np.int32), self.nbuckets)
+
     def lower_bounds(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Exact lower bound (matchers.structure.edit_distance.lower_bound) of ``query``'s distance to each row."""
         query = np.ascontiguousarray(query, dtype=np.int32)
