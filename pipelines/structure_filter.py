@@ -9,7 +9,8 @@ release the GIL, so they run on the second core while the reactor holds the firs
 take the same time within the runs' spread on the 10,000-page benchmark, W3C and a 10-language
 site, and the thread uses 130-165 MB less: the worker's interpreter, numpy and numba, and its
 copy of the tag sequences (docs/benchmarks.md (c)).  On a site of 100,000 pages the two used the
-same memory and the process was faster by about a seventh ((j), one crawl each).
+same memory and the process was faster by about a seventh ((j), one crawl each, before the
+search of one language's candidates became one kernel, which releases the GIL once).
 
 The worker's side is bitext_spider.workers.structure_worker: it keeps its own copy of each site's tag
 sequences and best-so-far records, fed with the rows registered since the previous request.
