@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from matchers.structure.chunk_correlation import _aligned_text_lengths_banded, _log_pearson, diagonals
-from matchers.structure.edit_distance import _INT32_MAX, SCALE, _banded_rev, lower_bound
+from matchers.structure.edit_distance import _INT32_MAX, SCALE, _banded_rev, batch_lower_bounds
 
 _CACHE = os.path.isfile(__file__)
 
@@ -67,10 +67,7 @@ def best_k_search(
     corr = np.full(n, np.nan)
     chunks = np.zeros(n, np.int64)
     good = np.zeros(n, np.bool_)
-    lower = np.empty(n, np.int64)
-    for k in range(n):
-        r = rows[k]
-        lower[k] = lower_bound(offsets[r + 1] - offsets[r], nq, hists[r], q_hist)
+    lower = batch_lower_bounds(nq, q_hist, offsets, hists, rows)
     order = np.argsort(lower, kind="mergesort")
     order = order[lower[order] <= limits[order]]
     has_kth = False
