@@ -85,8 +85,8 @@ def main() -> None:
     print(f"crawl: {run['seconds']:.0f} s wall, {run['cpu_s']:.0f} CPU-s, {run['pages']} pages stored, "
           f"{run['pairs']} pairs, after the last response {run['after_last_response_s']:.1f} s "
           f"({run['after_share']:.1%})")
-    print(f"peak RSS, all processes: {run['peak_rss_mb']:.0f} MB; crawl process memusage/max "
-          f"{run['memusage_max_mb']:.0f} MB")
+    print(f"peak RSS, all processes: {run['peak_rss_mb']:.0f} MB, {run['peak_before_end_s']:.0f} s before the end; "
+          f"crawl process memusage/max {run['memusage_max_mb']:.0f} MB")
     print(f"time per page over {a.window} pages: {at_10k:.2f} ms at 10,000 pages, {at_end:.2f} ms at the end "
           f"({len(times)} pages): {result['end_to_10k']:.2f}x")
 

@@ -39,6 +39,7 @@ class TreeMemory:
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.peak = 0
+        self.peak_at = 0.0  # perf_counter() of the sample that found the peak
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -46,7 +47,9 @@ class TreeMemory:
     def _run(self) -> None:
         while not self._stop.is_set():
             with contextlib.suppress(psutil.Error):
-                self.peak = max(self.peak, _tree_rss(self.root))
+                rss = _tree_rss(self.root)
+                if rss > self.peak:
+                    self.peak, self.peak_at = rss, time.perf_counter()
             self._stop.wait(SAMPLE_S)
 
     def stop(self) -> float:
@@ -80,7 +83,8 @@ def run_crawl(cmd: list[str], cwd: Path, log_file: Path) -> dict[str, Any]:
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     memory = TreeMemory(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
+    end = time.perf_counter()
+    wall = end - t0
     peak = memory.stop()
     log = log_file.read_text(errors="replace") if log_file.exists() else ""
     if status != 0:
@@ -91,6 +95,9 @@ def run_crawl(cmd: list[str], cwd: Path, log_file: Path) -> dict[str, Any]:
         "seconds": wall,
         "cpu_s": usage.ru_utime + usage.ru_stime,
         "peak_rss_mb": peak,
+        # Seconds before the crawl's end: when it is under after_last_response_s the peak came
+        # in the close steps, not while pages arrived.
+        "peak_before_end_s": end - memory.peak_at if memory.peak_at else 0.0,
         "responses": int(stats.get("response_received_count", 0)),
         "pages": int(stats.get("bitext/pages", 0)),
         "pairs": int(stats.get("bitext/pairs", 0)),

@@ -5,6 +5,7 @@ resident set of every process of the crawl.
     python benchmarks/profile_memory.py [--docs 4750] [--every 2500] [--out DIR] [-s NAME=VALUE ...]
     python benchmarks/profile_memory.py --show DIR/memory.jsonl [--lines 25]
     python benchmarks/profile_memory.py --resident [--docs 4750]
+    python benchmarks/profile_memory.py --memray OUT.bin [--docs 4750]    # pip install memray
 
 Crawls the generated two-language site of docs/benchmarks.md (c) (``--docs 4750``: about 10,000
 pages) with the default settings and benchmarks/memory_snapshots.py as an extension: after every
@@ -18,6 +19,11 @@ With ``--resident`` the crawl runs without tracemalloc (whose tables about doubl
 process's resident set) and reports each process's peak resident set split into anonymous
 memory (the heaps) and file-backed pages (shared libraries, counted again in every process that
 maps them), with the largest mappings.
+
+With ``--memray OUT.bin`` the crawl process runs under memray instead of tracemalloc (not a
+dependency of the project: ``pip install memray``), which records every allocation with its
+Python stack; ``memray tree OUT.bin`` then shows what was allocated at the crawl process's
+high-water mark, transients included, which snapshots taken every ``--every`` pages miss.
 """
 
 from __future__ import annotations
@@ -126,6 +132,8 @@ def main() -> None:
     ap.add_argument("--show", type=Path, help="only print a kept memory.jsonl (no crawl)")
     ap.add_argument("--resident", action="store_true",
                     help="no tracemalloc: each process's peak resident set, anonymous and file-backed")
+    ap.add_argument("--memray", type=Path, metavar="OUT.bin",
+                    help="run the crawl process under memray (pip install memray), writing OUT.bin")
     a = ap.parse_args()
     if a.show:
         show(a.show, a.lines)
@@ -143,10 +151,12 @@ def main() -> None:
                                    "--port", str(port), "--for", "7200"], cwd=ROOT, stdout=subprocess.DEVNULL)
         time.sleep(1.0)
         extra = [x for s in a.settings for x in ("-s", s)]
-        cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={info.seeds_path}",
+        runner = [sys.executable, "-m", "memray", "run", "--force", "-o", str(a.memray.resolve())] if a.memray \
+            else [sys.executable]
+        cmd = [*runner, "-m", "scrapy", "crawl", "site", "-a", f"seeds={info.seeds_path}",
                "-s", f"BITEXT_DB_URL=sqlite:///{tmp_path / 'crawl.db'}", *CRAWL_SETTINGS,
                *extra]
-        if not a.resident:
+        if not a.resident and not a.memray:
             cmd += ["-s", 'EXTENSIONS={"memory_snapshots.MemorySnapshots": 0}',
                     "-s", f"MEMORY_SNAPSHOT_OUT={snapshots}", "-s", f"MEMORY_SNAPSHOT_EVERY={a.every}"]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "benchmarks"),
@@ -169,7 +179,9 @@ def main() -> None:
                 anon, files = peaks.split[pid]
                 print(f"          anonymous {anon:.0f} MB, file-backed {sum(mb for mb, _ in files):.0f} MB; largest: "
                       + ", ".join(f"{Path(path).name} {mb:.0f} MB" for mb, path in files[:3]))
-        if not a.resident:
+        if a.memray:
+            print(f"memray: {a.memray} (memray tree / memray flamegraph)")
+        elif not a.resident:
             show(snapshots, a.lines)
 
 

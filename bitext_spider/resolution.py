@@ -166,15 +166,20 @@ class Resolver:
     # -- the steps: read from the store, compute (matchers), write back ------------------------
     def _content(self, content: ContentFilter, state: SiteState) -> None:
         store = self.runtime.store
-        candidates = store.site_candidates(state.site_id)
-        updates, dropped = content.rejudge_site(state.site_id, state.index, candidates)
+        # One list of the site's candidates in memory at a time (a row and a dict of scores each):
+        # what the close adds to the memory of the crawl is made of such transients.
+        updates, dropped = content.rejudge_site(state.site_id, state.index, store.site_candidates(state.site_id))
         store.update_candidates(updates)
         store.delete_candidates(dropped)
-        changed, lost = content.remutual_site(state.index, store.site_candidates(state.site_id))
+        del updates
+        candidates = store.site_candidates(state.site_id)
+        changed, lost = content.remutual_site(state.index, candidates)
         store.update_candidates(changed)
         store.delete_candidates(lost)
-        gone = set(dropped) | set(lost)
+        gone = set(lost)
+        # The sweep reads only which pages have a candidate in which language.
         kept = [c for c in candidates if c.id not in gone]
+        del candidates, changed
         found = content.sweep_site(state.site_id, state.index, kept)
         content.count("rescued_at_close", store.add_candidates(state.site_id, found))
 

@@ -108,7 +108,7 @@ class UrlTable:
         """The fields of every page from ``start`` on, one tuple each."""
         return zip(*(itertools.islice(column, start, None) for column in self.columns), strict=True)
 
-    def count(self, max_group: int) -> dict[KeyId, list[int]]:
+    def count(self, max_group: int) -> dict[KeyId, array]:
         return count_key_pairs(self.sigs, self._entries_at, self.columns, max_group)
 
     def _entries_at(self, positions: np.ndarray) -> np.ndarray:
@@ -163,7 +163,7 @@ def add_signatures(sigs: array, fid: int, fields: Fields, max_span: int) -> int:
 
 
 def count_key_pairs(sig_array: array, entries_at: Callable[[np.ndarray], np.ndarray],
-                    columns: Sequence[Sequence[tuple[str, ...]]], max_group: int) -> dict[KeyId, list[int]]:
+                    columns: Sequence[Sequence[tuple[str, ...]]], max_group: int) -> dict[KeyId, array]:
     """Pairs of every key, read from the signature groups (module docstring); ``entries_at``
     gives the packed slots of the signatures at some positions.
     A pair is one int, (id of the URL with side a) << 32 | (id of the URL with side b): plain
@@ -183,7 +183,9 @@ def count_key_pairs(sig_array: array, entries_at: Callable[[np.ndarray], np.ndar
     # Middles are interned to ints so that the inner loop hashes ints, not tuples of strings.
     mid_ids: dict[tuple[int, Side], int] = {}
     mids: list[tuple[int, Side]] = []
-    raw: dict[int, list[int]] = defaultdict(list)
+    # Pairs as 8-byte machine ints: at close on a large site they are millions, and a list holds
+    # each as a 32-byte int object plus its 8-byte slot.
+    raw: dict[int, array] = defaultdict(lambda: array("q"))
     start = 0
     for size in sizes[keep].tolist():
         members = []
@@ -214,12 +216,13 @@ def count_key_pairs(sig_array: array, entries_at: Callable[[np.ndarray], np.ndar
                     continue  # same tokens, URLs differ only in separators or protocol
                 raw[idi << _PAIR_BITS | idj].append(ui << _PAIR_BITS | uj)
         start += size
-    out: dict[KeyId, list[int]] = {}
+    out: dict[KeyId, array] = {}
     for packed, pairs in raw.items():
         (fid, a), (_, b) = mids[packed >> _PAIR_BITS], mids[packed & _LOW]
         if a > b:  # orient every key the same way: side a is the smaller token tuple
             a, b = b, a
-            pairs = [(ab & _LOW) << _PAIR_BITS | ab >> _PAIR_BITS for ab in pairs]
+            ab = np.frombuffer(pairs, dtype=np.int64)
+            pairs = array("q", ((ab & _LOW) << _PAIR_BITS | ab >> _PAIR_BITS).tobytes())
         key = (fid, a, b)
         if key in out:
             out[key].extend(pairs)

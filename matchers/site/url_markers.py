@@ -115,7 +115,7 @@ def find_markers(fields: Iterable[Fields], langs: Sequence[str | None], key_fiel
 
 def marker_pairs(fields: Iterable[Fields], langs: Sequence[str | None], key_fields: Sequence[int],
                  markers: dict[str, str], max_group: int, multi: int,
-                 pair_bits: int) -> tuple[dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]],
+                 pair_bits: int) -> tuple[dict[tuple[int, tuple[str, ...], tuple[str, ...]], array],
                                           Counter[tuple[str, ...]]]:
     """Pairs of every multi-field key (packed as url_keys packs them) and the number of URLs
     carrying each side."""
@@ -134,7 +134,8 @@ def marker_pairs(fields: Iterable[Fields], langs: Sequence[str | None], key_fiel
         side = tuple(removed)
         side_n[side] += 1
         groups[hash(tuple(rest))].append((uid, side))
-    out: dict[tuple[int, tuple[str, ...], tuple[str, ...]], list[int]] = defaultdict(list)
+    # Packed pairs as machine ints, as url_key_counting.count_key_pairs returns them.
+    out: dict[tuple[int, tuple[str, ...], tuple[str, ...]], array] = defaultdict(lambda: array("q"))
     for members in groups.values():
         if not 2 <= len(members) <= max_group:
             continue
