@@ -265,3 +265,16 @@ def test_store_lower_bounds_match_per_pair_bound() -> None:
     assert np.all(got <= [reference_distance(rows[r], query) for r in picked])
     with pytest.raises(IndexError):
         store.lower_bounds(query, np.array([80]))
+
+
+def test_store_histograms_are_capped_and_the_bound_stays_below_the_distance() -> None:
+    # 70,000 and 70,010 one-word texts: ten insertions apart, both beyond a uint16 count.
+    store = TagSequenceStore()
+    store.add(np.ones(70_000, np.int32))
+    query = np.ones(70_010, np.int32)
+    assert store.histograms().dtype == np.uint16
+    assert store.histogram(0)[0] == np.iinfo(np.uint16).max
+    assert store.query_histogram(query)[0] == np.iinfo(np.uint16).max
+    bound = int(store.lower_bounds(query, np.array([0]))[0])
+    assert bound == SCALE * 10  # the length difference still counts in full
+    assert bound <= int(store.distances(query, np.array([0]), 10**9)[0]) == SCALE * 10

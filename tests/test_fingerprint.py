@@ -1,5 +1,7 @@
 """ILSP-FC section 3.9 structural fingerprints: the paper's format and the distance ratio."""
 
+from array import array
+
 import pytest
 
 from matchers.page.main_content import Paragraph
@@ -82,6 +84,9 @@ def test_distance_ratio_on_hand_made_fingerprints():
     assert fingerprint_distance_ratio(a, a, None) == 0.0
     assert fingerprint_distance_ratio(a, [], None) == 1.0
     assert fingerprint_distance_ratio([], [], None) == 1.0
+    # As a site keeps them (machine ints, negative type codes included).
+    for base in (None, 2.0, 1.5):
+        assert fingerprint_distance_ratio(array("i", a), array("i", b), base) == fingerprint_distance_ratio(a, b, base)
 
 
 def test_fingerprint_features():

@@ -78,8 +78,10 @@ class ProvisionalPairs:
     def __init__(self, decision: bool, content_required: bool = True) -> None:
         self.decision = decision
         self.content_required = content_required
-        # site key -> (page URL, other language) -> (best accepted score, partner URL)
-        self._best: dict[str, dict[tuple[str, str], tuple[float, str]]] = {}
+        # site key -> other language -> page URL -> (best accepted score, partner URL); keyed by
+        # language first so that a page's entry needs no key tuple of its own (one per page and
+        # language pair, for the whole crawl).
+        self._best: dict[str, dict[str, dict[str, tuple[float, str]]]] = {}
 
     def arrival_scores(self, cand: CandidateSet) -> tuple[np.ndarray, np.ndarray]:
         """Each candidate's score at arrival and whether it is accepted."""
@@ -106,7 +108,7 @@ class ProvisionalPairs:
     ) -> list[PairItem]:
         """The provisional pairs of the new page ``url`` (in ``lang``), given its candidates
         (``urls(lang)`` maps a language's index rows to URLs)."""
-        best = self._best.setdefault(site, {})
+        site_best = self._best.setdefault(site, {})
         found: list[PairItem] = []
         for cand in candidates:
             if not len(cand):
@@ -122,15 +124,16 @@ class ProvisionalPairs:
             others = urls(cand.lang)
             top = order[0]
             partner, score = others[int(cand.rows[top])], round(float(scores[top]), 6)
-            theirs = best.get((partner, lang))
+            toward_mine = site_best.setdefault(lang, {})  # a page -> its best partner in this language
+            theirs = toward_mine.get(partner)
             if theirs is None or score > theirs[0]:
                 found.append(PairItem(cand.lang, partner, lang, url, score, PROVISIONAL))
-            best[(url, cand.lang)] = (score, partner)
+            site_best.setdefault(cand.lang, {})[url] = (score, partner)
             for k in order:
                 other, s = others[int(cand.rows[k])], round(float(scores[k]), 6)
-                mine = best.get((other, lang))
+                mine = toward_mine.get(other)
                 if mine is None or s > mine[0]:
-                    best[(other, lang)] = (s, url)
+                    toward_mine[other] = (s, url)
         return found
 
 

@@ -166,7 +166,7 @@ class SiteIndex:
         self.spill = spill if spill is not None else SpillFile()
         self.languages: dict[str, LanguageIndex] = {}
         self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
-        self._fingerprints: dict[tuple[str, bytes], str] = {}
+        self._fingerprints: dict[str, dict[bytes, str]] = {}  # language -> sequence hash -> URL
         # The pages' bags of words, for candidates on content alone (same rows as the languages).
         self.bags = BagIndex()
 
@@ -191,8 +191,7 @@ class SiteIndex:
         """
         if len(page.tokens) < MIN_DUP_TOKENS:
             return None
-        key = (page.lang, page.fingerprint)
-        first = self._fingerprints.get(key)
+        first = self._fingerprints.get(page.lang, {}).get(page.fingerprint)
         return first if first is not None and first != page.url else None
 
     def register(self, page: PageFeatures) -> list[CandidateSet]:
@@ -214,7 +213,7 @@ class SiteIndex:
         self.bags.add(page.lang, row, page.content if page.copy_of is None else None, page.day)
         self._urls[page.url] = (page.lang, row)
         if len(page.tokens) >= MIN_DUP_TOKENS:
-            self._fingerprints.setdefault((page.lang, page.fingerprint), page.url)
+            self._fingerprints.setdefault(page.lang, {}).setdefault(page.fingerprint, page.url)
         return candidates
 
     def admit(self, page: PageFeatures) -> tuple[str | None, list[CandidateSet]]:

@@ -22,6 +22,7 @@ candidates are resolved on the page filters' scores alone (WebMining, section 2)
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -54,6 +55,7 @@ from matchers.structure.unsupervised_threshold import (
 )
 
 _MIN_FP_PARAGRAPHS = 3
+_SHAPE_CACHE = 8192  # pages' structure symbols kept for the decision's threshold estimate
 # Paragraph-count and token-length ratios under which shared images are no evidence (ILSP-FC 3.9;
 # on the W3C site 0.5 keeps 99.5% and 94.6% of the gold pairs, benchmarks/ilsp_evidence_eval.py).
 _MIN_RATIO = 0.5
@@ -144,6 +146,11 @@ def _supported(ev: SiteEvidence, url_a: str, url_b: str) -> bool:
     return link_score(pa.links, pb.links, inlink_count=ev.inlink_count)[0] > 0
 
 
+def _unordered(a: str, b: str) -> tuple[str, str]:
+    """A pair of URLs as one key either way round (a tuple is a quarter of a frozenset's size)."""
+    return (a, b) if a <= b else (b, a)
+
+
 def _tokens(index: SiteIndex, url: str) -> np.ndarray | None:
     where = index.locate(url)
     if where is None:
@@ -175,13 +182,13 @@ def decide_site(
     rows: list[StoredPair | ProposedPair] = []
     # A pair an earlier run proposed through a third language is judged again in that step, with
     # the pivots the pairs of this run give (or none).
-    by_pivot: dict[frozenset[str], StoredPair] = {}
+    by_pivot: dict[tuple[str, str], StoredPair] = {}
     for c in candidates:
         if "pivot" in c.scores:
-            by_pivot[frozenset((c.url1, c.url2))] = c
+            by_pivot[_unordered(c.url1, c.url2)] = c
         else:
             rows.append(c)
-    known = {frozenset((c.url1, c.url2)) for c in rows}
+    known = {_unordered(c.url1, c.url2) for c in rows}
     # Pairs only site-wide evidence proposes.
     proposed: set[tuple[str, str]] = set()
     for a, b, *_ in ev.url_keys.pairs():
@@ -189,7 +196,7 @@ def decide_site(
     proposed |= ev.linked_pairs()
     extra: list[ProposedPair] = []
     for a, b in sorted(proposed):
-        if frozenset((a, b)) in known:
+        if _unordered(a, b) in known:
             continue
         wa, wb = index.locate(a), index.locate(b)
         if wa is None or wb is None or wa[0] == wb[0] or not _supported(ev, a, b):
@@ -199,13 +206,15 @@ def decide_site(
     feats: dict[int, PairFeatures] = {}
     by_langs: dict[tuple[str, str], list[int]] = {}
     everything = rows + extra
-    shapes: dict[str, SequenceShape | None] = {}  # a page is in up to 5 candidates per language
+    known.update(_unordered(c.url1, c.url2) for c in extra)
 
+    # A page is in up to 5 candidates per language.  A bounded cache keeps that reuse on sites up
+    # to its size; on larger ones a page's symbols are sometimes computed again, which costs less
+    # than holding every page's until the end of the decision.
+    @functools.lru_cache(maxsize=_SHAPE_CACHE)
     def shape_of(url: str) -> SequenceShape | None:
-        if url not in shapes:
-            tokens = _tokens(index, url)
-            shapes[url] = None if tokens is None else shape(tokens)
-        return shapes[url]
+        tokens = _tokens(index, url)
+        return None if tokens is None else shape(tokens)
 
     for i, c in enumerate(everything):
         (l1, u1), (l2, u2) = sorted(((c.lang1, c.url1), (c.lang2, c.url2)))
@@ -217,6 +226,7 @@ def decide_site(
         except ValueError:
             continue
         by_langs.setdefault((l1, l2), []).append(i)
+    shape_of.cache_clear()
     thresholds = {}
     for langs, members in by_langs.items():
         sample = [feats[i] for i in members]
@@ -341,9 +351,8 @@ def decide_site(
         Scored(page_ids.setdefault(c.url1, len(page_ids)), c.lang1, page_ids.setdefault(c.url2, len(page_ids)),
                c.lang2, score_of[(c.url1, c.url2)]) for c in accepted)
     url_of = {i: u for u, i in page_ids.items()}
-    known = {frozenset((c.url1, c.url2)) for c in everything}
     for prop in pivot_proposals((url_of[p.page1], p.lang1, url_of[p.page2], p.lang2) for p in provisional):
-        pair = frozenset((prop.url1, prop.url2))
+        pair = _unordered(prop.url1, prop.url2)
         if pair in known:
             continue
         stored = by_pivot.pop(pair, None)

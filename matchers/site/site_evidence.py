@@ -10,6 +10,7 @@ Kit & Ng (URL keys), *ILSP-FC* 3.8 (near-duplicates) and 3.9 (images, depth, fin
 from __future__ import annotations
 
 import sys
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ class PageEvidence:
     depth: int
     links: PageLinks
     images: frozenset[str]
-    fingerprint: list[int]
+    # Machine ints: a site keeps one per page, and a list would hold each length as an object.
+    fingerprint: Sequence[int]
 
 
 def _interned(value: object) -> object:
@@ -43,7 +45,8 @@ class SiteEvidence:
         self.url_keys = UrlKeyIndex(min_power_share=url_key_share)
         self.images = ImageFrequencies()
         self._near: dict[str, NearDuplicateIndex] = {}
-        self._inlinks: Counter[tuple[str, str]] = Counter()  # (target url, source lang) -> pages
+        # source lang -> target url -> pages: by language first, so no key tuple per target.
+        self._inlinks: dict[str, Counter[str]] = {}
         self._canonical: dict[str, str] = {}  # page -> the other URL its rel=canonical names
         # Menus and templates repeat links and images on every page: one object for each distinct
         # link group and image set of the site, not one per page.
@@ -53,7 +56,7 @@ class SiteEvidence:
     def _page(self, url: str, lang: str) -> PageEvidence:
         page = self.pages.get(url)
         if page is None:
-            page = self.pages[url] = PageEvidence(url, lang, depth(url), PageLinks(url, lang, []), frozenset(), [])
+            page = self.pages[url] = PageEvidence(url, lang, depth(url), PageLinks(url, lang, []), frozenset(), ())
         return page
 
     def add_url(self, url: str, lang: str) -> None:
@@ -69,8 +72,9 @@ class SiteEvidence:
         # Menus repeat the same targets and texts on every page: one string each for the site.
         page.links = PageLinks(url, lang, (tuple(_interned(v) for v in x) for x in outlinks),  # type: ignore[misc]
                                pool=self._link_pool)
-        for target in {x[0] for x in outlinks}:
-            self._inlinks[(target, lang)] += 1
+        inlinks = self._inlinks.setdefault(lang, Counter())
+        for target in {sys.intern(x[0]) for x in outlinks}:  # the string the page's links hold
+            inlinks[target] += 1
 
     def add_images(self, url: str, lang: str, images: Sequence[str]) -> None:
         """ILSP-FC 3.9: the page's image file names and the site's image frequencies."""
@@ -83,7 +87,7 @@ class SiteEvidence:
 
     def add_fingerprint(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
         """ILSP-FC 3.9: the main content's type/length fingerprint."""
-        self._page(url, lang).fingerprint = fingerprint(paragraphs)
+        self._page(url, lang).fingerprint = array("i", fingerprint(paragraphs))
 
     def add_paragraph_hashes(self, url: str, lang: str, paragraphs: Sequence[tuple[str, str, str]]) -> None:
         """ILSP-FC 3.8: near-duplicates by paragraph hashes, per language."""
@@ -127,7 +131,8 @@ class SiteEvidence:
         return out
 
     def inlink_count(self, url: str, lang: str) -> int:
-        return self._inlinks.get((url, lang), 0)
+        counts = self._inlinks.get(lang)
+        return counts.get(url, 0) if counts is not None else 0
 
     def near_duplicates(self) -> dict[str, str]:
         """Dropped page -> the page kept in its place, all languages.  A copy and the page its

@@ -135,6 +135,9 @@ def fingerprint_distance_ratio(
         return 1.0
     if bucket_base is not None:
         a, b = bucketed(a, bucket_base), bucketed(b, bucket_base)
+    else:
+        # rapidfuzz reads an array("i") as unsigned and refuses the negative type codes.
+        a, b = list(a), list(b)
     return Levenshtein.distance(a, b) / longest
 
 

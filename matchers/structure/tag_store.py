@@ -6,9 +6,13 @@ Python work.
 
 Memory: 4 bytes per stored token in the flat array, which grows by doubling, so up to 8 bytes
 per token right after a doubling; plus, per stored sequence, 8 bytes of offset, 8 bytes of
-length and ``4 * nbuckets`` bytes of histogram (272 bytes in all with the default 64 buckets),
+length and ``2 * nbuckets`` bytes of histogram (144 bytes in all with the default 64 buckets),
 also in doubling arrays.  A 5,000-page language side of 2,000-token pages is 40-80 MB of tokens
-and 1.4-2.7 MB of per-page data.  Histograms are computed when a comparison first needs them, so
+and 0.7-1.4 MB of per-page data.
+
+Histograms are kept as uint16, their counts capped at 65,535 (query histograms too).  The
+lower bound stays valid: capping moves a count by at most 1 when an edit moves it by 1, which
+is all the bound's proof needs (matchers.structure.edit_distance.lower_bound).  Histograms are computed when a comparison first needs them, so
 a store that is only read for its sequences (the crawl process's copy, when the structure filter
 runs in a worker process) holds none.
 
@@ -24,6 +28,11 @@ from matchers.structure.edit_distance import batch_distances, batch_lower_bounds
 
 _INITIAL_TOKENS = 1 << 16
 _INITIAL_ROWS = 256
+_HIST_MAX = np.iinfo(np.uint16).max
+
+
+def _capped(hist: np.ndarray) -> np.ndarray:
+    return np.minimum(hist, _HIST_MAX).astype(np.uint16)
 
 
 class TagSequenceStore:
@@ -43,7 +52,7 @@ class TagSequenceStore:
         # used entries.
         self._offsets = np.zeros(max(1, initial_rows) + 1, np.int64)
         self._lengths = np.zeros(max(1, initial_rows), np.int64)
-        self._hists = np.zeros((0, nbuckets), np.int32)
+        self._hists = np.zeros((0, nbuckets), np.uint16)
         self._hist_n = 0  # rows whose histogram is computed
         self._n = 0
 
@@ -107,11 +116,11 @@ class TagSequenceStore:
         if self._hist_n < n:
             flat, offsets = self._flat, self._offsets
             if n > self._hists.shape[0]:
-                hists = np.zeros((max(n, 2 * self._hists.shape[0]), self.nbuckets), np.int32)
+                hists = np.zeros((max(n, 2 * self._hists.shape[0]), self.nbuckets), np.uint16)
                 hists[: self._hist_n] = self._hists[: self._hist_n]
                 self._hists = hists
             for row in range(self._hist_n, n):
-                self._hists[row] = histogram(flat[offsets[row] : offsets[row + 1]], self.nbuckets)
+                self._hists[row] = _capped(histogram(flat[offsets[row] : offsets[row + 1]], self.nbuckets))
             self._hist_n = n
         return self._hists
 
@@ -137,7 +146,7 @@ class TagSequenceStore:
 
     def query_histogram(self, query: np.ndarray) -> np.ndarray:
         """The histogram of a sequence to compare with the stored ones (this store's buckets)."""
-        return histogram(np.ascontiguousarray(query, dtype=np.int32), self.nbuckets)
+        return _capped(histogram(np.ascontiguousarray(query, dtype=np.int32), self.nbuckets))
 
     def lower_bounds(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Exact lower bound (matchers.structure.edit_distance.lower_bound) of ``query``'s distance to each row."""
@@ -145,7 +154,7 @@ class TagSequenceStore:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if rows.size and (rows.min() < 0 or rows.max() >= self._n):
             raise IndexError("row out of range")
-        return batch_lower_bounds(query.shape[0], histogram(query, self.nbuckets), self._offsets, self.histograms(), rows)
+        return batch_lower_bounds(query.shape[0], self.query_histogram(query), self._offsets, self.histograms(), rows)
 
     def distances(self, query: np.ndarray, rows: np.ndarray, limits: np.ndarray | int) -> np.ndarray:
         """Distance of ``query`` to each of ``rows``, or a value > that row's limit (int32).
@@ -168,7 +177,7 @@ class TagSequenceStore:
             return np.empty(0, np.int32)
         return batch_distances(
             query,
-            histogram(query, self.nbuckets),
+            self.query_histogram(query),
             self._flat,
             self._offsets,
             self.histograms(),
