@@ -41,7 +41,7 @@ SHARED = REPO.parent / "shared"
 DEFAULT_DATA = SHARED / "data" / "w3c-i18n" / "www"
 sys.path.insert(0, str(REPO))  # so the script also runs without the editable install
 
-from matchers.structure.edit_distance import SCALE, full_distance, histogram, lower_bound  # noqa: E402
+from matchers.structure.edit_distance import SCALE, full_distance, lower_bound  # noqa: E402
 from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 
 
@@ -165,8 +165,10 @@ def prepare_set(
     def banded() -> list[np.ndarray]:
         return [store.distances(seqs[q], rs, lim) for (q, rs), lim in zip(groups, limits, strict=True)]
 
+    coded = [store.encode(seq) for seq in seqs]  # the store's codes, as its rows are
+
     def full() -> list[np.ndarray]:
-        return [_full_batch(seqs[q], flat, offsets, rs) for q, rs in groups]
+        return [_full_batch(coded[q], flat, offsets, rs) for q, rs in groups]
 
     lists = [seq.tolist() for seq in seqs]
     left = [lists[r] for q, rs in groups for r in rs]
@@ -181,7 +183,7 @@ def prepare_set(
     got_b, got_f = banded(), full()  # also the JIT warm-up
     within = rejected_bound = rejected_dp = mismatches = tag_only_rejects = 0
     for (q, rs), lim, gb, gf in zip(groups, limits, got_b, got_f, strict=True):
-        hq = histogram(seqs[q], store.nbuckets)
+        hq = store.query_histogram(seqs[q])
         for r, li, b, f in zip(rs, lim, gb, gf, strict=True):
             hr = store.histogram(r)
             tag_only_rejects += lower_bound(lens[r], lens[q], hr[1:], hq[1:]) > li

@@ -52,10 +52,10 @@ def main() -> None:
     rows_computed = 0
     distances = TagSequenceStore.distances
 
-    def counting(self: TagSequenceStore, query, rows, limits):  # type: ignore[no-untyped-def]
+    def counting(self: TagSequenceStore, query, rows, limits, **kw):  # type: ignore[no-untyped-def]
         nonlocal rows_computed
         rows_computed += len(rows)
-        return distances(self, query, rows, limits)
+        return distances(self, query, rows, limits, **kw)
 
     TagSequenceStore.distances = counting  # type: ignore[method-assign]
     size_cpu = structure_cpu = 0.0

@@ -36,7 +36,7 @@ from bench_page_vs_index import features  # noqa: E402
 from bitext_spider.config import BitextConfig  # noqa: E402
 from bitext_spider.demo.site import generate_site, iter_page_files  # noqa: E402
 from matchers.site.page_index import SiteIndex  # noqa: E402
-from matchers.structure.edit_distance import _banded_rev, histogram, lower_bound  # noqa: E402
+from matchers.structure.edit_distance import _banded_rev, lower_bound  # noqa: E402
 from matchers.structure.structure_threshold import scaled_limits, similarity  # noqa: E402
 from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 from pipelines.size_filter import size_filter  # noqa: E402
@@ -96,7 +96,8 @@ def main() -> None:
         t0 = time.perf_counter()
         d = store.distances(q, rows, lim)
         t1 = time.perf_counter()
-        tb = text_bounds(q, histogram(q), flat, offsets, hists, tflat, toffsets, rows, lim)
+        qc = store.encode(q)  # the stores' codes
+        tb = text_bounds(qc, store.query_histogram(qc, encoded=True), flat, offsets, hists, tflat, toffsets, rows, lim)
         t2 = time.perf_counter()
         if i == 0:
             continue  # JIT warm-up

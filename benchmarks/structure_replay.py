@@ -105,8 +105,8 @@ def main() -> None:
     counts: collections.Counter[str] = collections.Counter()
     plain_distances = TagSequenceStore.distances
 
-    def counting(self: TagSequenceStore, query: np.ndarray, rows: np.ndarray, limits: Any) -> np.ndarray:
-        d = plain_distances(self, query, rows, limits)
+    def counting(self: TagSequenceStore, query: np.ndarray, rows: np.ndarray, limits: Any, **kw: Any) -> np.ndarray:
+        d = plain_distances(self, query, rows, limits, **kw)
         counts["rows"] += len(rows)
         counts["within"] += int(np.sum(d <= np.broadcast_to(np.asarray(limits), rows.shape)))
         return d

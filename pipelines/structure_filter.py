@@ -109,7 +109,7 @@ class StructureFilterPipeline(MatchingStage):
         request: Request = (
             item.site,
             self._new_rows(item.site, index),
-            item.features.tokens,
+            index.tag_codes.encode(item.features.tokens, assign=False),  # the worker keeps the site's codes
             [(c.lang, c.rows) for c in item.candidates],
         )
         try:

@@ -184,11 +184,14 @@ def test_batch_equals_per_pair() -> None:
         for r, lim, g in zip(rows, limits, got, strict=True):
             assert g == banded_distance(seqs[r], query, int(lim))
             _check_banded(int(g), full_distance(seqs[r], query), int(lim))
-        # Calling the kernel directly with the documented layout gives the same answer.
-        flat = np.concatenate(seqs).astype(np.int32)
+        # Calling the kernel directly with the documented layout (the store's codes) gives the
+        # same answer.
+        coded = [store.tokens(i) for i in range(len(seqs))]
+        flat = np.concatenate(coded)
         offsets = np.concatenate([[0], np.cumsum([len(s) for s in seqs])]).astype(np.int64)
-        hists = np.stack([histogram(s) for s in seqs])
-        direct = batch_distances(query, histogram(query), flat, offsets, hists, rows, limits)
+        hists = np.stack([histogram(s) for s in coded])
+        q = store.encode(query)
+        direct = batch_distances(q, histogram(q), flat, offsets, hists, rows, limits)
         assert np.array_equal(direct, got)
     # The largest int32 limit asks for every exact distance.
     rows = np.arange(len(seqs), dtype=np.int64)
@@ -212,17 +215,18 @@ def test_store_growth_keeps_rows() -> None:
         reallocations += store._flat is not before
         if i % 37 == 0:
             # Earlier rows survive every growth so far.
-            assert all(np.array_equal(store.tokens(j), seqs[j]) for j in range(i + 1))
+            assert all(np.array_equal(store.tokens(j), store.encode(seqs[j])) for j in range(i + 1))
     # Doubling: a handful of reallocations, not one per add.
     assert 3 <= reallocations <= 12
     assert len(store) == 300
     assert store.n_tokens == sum(len(s) for s in seqs)
     assert np.array_equal(store.lengths, [len(s) for s in seqs])
     for i, s in enumerate(seqs):
-        assert np.array_equal(store.tokens(i), s)
-        assert np.array_equal(store.histogram(i), histogram(s))
-    # At most twice the used size: 4 bytes a token, 8 + 8 + 4 * 64 bytes a row.
-    assert store.nbytes <= 2 * (4 * store.n_tokens + 300 * (8 + 8 + 4 * 64)) + 8
+        assert np.array_equal(store.tokens(i), store.encode(s))
+        assert np.array_equal(store.histogram(i), histogram(store.encode(s)))
+        assert np.array_equal(np.sign(store.tokens(i)), np.sign(s))  # texts stay texts, tags tags
+    # At most twice the used size: 2 bytes a token, 8 + 8 + 2 * 64 bytes a row.
+    assert store.nbytes <= 2 * (2 * store.n_tokens + 300 * (8 + 8 + 2 * 64)) + 8
     with pytest.raises(IndexError):
         store.tokens(300)
     with pytest.raises(IndexError):
@@ -247,8 +251,8 @@ def test_store_histograms_are_computed_when_a_comparison_needs_them() -> None:
     got = store.distances(seqs[0], np.arange(50), 1000)
     assert got[:30].tolist() == want and got[0] == 0
     for i, s in enumerate(seqs):
-        assert np.array_equal(store.histogram(i), histogram(s))
-        assert np.array_equal(store.histograms()[i], histogram(s))
+        assert np.array_equal(store.histogram(i), histogram(store.encode(s)))
+        assert np.array_equal(store.histograms()[i], histogram(store.encode(s)))
 
 
 def test_store_lower_bounds_match_per_pair_bound() -> None:
@@ -259,8 +263,8 @@ def test_store_lower_bounds_match_per_pair_bound() -> None:
     query = PAIRS[5][1]
     picked = np.array([3, 0, 79, 3, 41], dtype=np.int64)
     got = store.lower_bounds(query, picked)
-    qh = histogram(query, 16)
-    want = [lower_bound(len(rows[r]), len(query), histogram(rows[r], 16), qh) for r in picked]
+    qh = histogram(store.encode(query), 16)
+    want = [lower_bound(len(rows[r]), len(query), histogram(store.tokens(r), 16), qh) for r in picked]
     assert got.tolist() == want
     assert np.all(got <= [reference_distance(rows[r], query) for r in picked])
     with pytest.raises(IndexError):

@@ -21,6 +21,7 @@ import numpy as np
 from matchers.site.page_index import CandidateSet
 from matchers.structure.best_structure import BestStructure
 from matchers.structure.structure_filter import structure_filter
+from matchers.structure.tag_codes import Encoded
 from matchers.structure.tag_store import TagSequenceStore
 
 
@@ -35,7 +36,8 @@ class LanguageTags:
     """What the structure filter reads of one language's index: tag sequences, best-so-far records."""
 
     def __init__(self) -> None:
-        self.tags = TagSequenceStore()
+        # The rows and queries come in the crawl process's codes for the site.
+        self.tags = TagSequenceStore(codes=Encoded())
         self.best_structure = BestStructure()
 
 

@@ -20,6 +20,7 @@ from matchers.content.bag_index import BagIndex
 from matchers.page.page_content import PageContent
 from matchers.site.content_shelf import ContentShelf, SpillFile
 from matchers.structure.best_structure import BestStructure
+from matchers.structure.tag_codes import TagCodes
 from matchers.structure.tag_store import TagSequenceStore
 
 MIN_DUP_TOKENS = 20
@@ -122,7 +123,7 @@ class CandidateSet:
 class LanguageIndex:
     """Pages of one language on one site."""
 
-    def __init__(self, content: ContentShelf | None = None) -> None:
+    def __init__(self, content: ContentShelf | None = None, codes: TagCodes | None = None) -> None:
         self.urls: list[str] = []
         self.size_bytes = GrowableColumn(np.int64)
         self.size_chars = GrowableColumn(np.int64)
@@ -131,7 +132,7 @@ class LanguageIndex:
         self.content_length = GrowableColumn(np.int64)
         # Read by row (``content[row]``); older rows come back from disk as equal copies.
         self.content = content if content is not None else ContentShelf()
-        self.tags = TagSequenceStore()
+        self.tags = TagSequenceStore(codes=codes)
         self.best_structure = BestStructure()
 
     def __len__(self) -> int:
@@ -165,6 +166,8 @@ class SiteIndex:
         self.content_in_memory = content_in_memory
         self.spill = spill if spill is not None else SpillFile()
         self.languages: dict[str, LanguageIndex] = {}
+        # One numbering of tags for all languages: the decision compares sequences across them.
+        self.tag_codes = TagCodes()
         self._urls: dict[str, tuple[str, int]] = {}  # url -> (language, row)
         self._fingerprints: dict[str, dict[bytes, str]] = {}  # language -> sequence hash -> URL
         # The pages' bags of words, for candidates on content alone (same rows as the languages).
@@ -207,7 +210,8 @@ class SiteIndex:
             if lang != page.lang and len(index)
         ]
         if page.lang not in self.languages:
-            self.languages[page.lang] = LanguageIndex(ContentShelf(self.content_in_memory, spill=self.spill))
+            self.languages[page.lang] = LanguageIndex(ContentShelf(self.content_in_memory, spill=self.spill),
+                                                      self.tag_codes)
         row = self.languages[page.lang].add(page)
         # A copy is never paired in its page's place, so content alone does not propose it.
         self.bags.add(page.lang, row, page.content if page.copy_of is None else None, page.day)

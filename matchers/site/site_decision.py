@@ -127,7 +127,7 @@ def _structure(index: SiteIndex, max_ratio: float, url_a: str, url_b: str) -> tu
     rows = np.array([where_b[1]], dtype=np.int64)
     other_len = store_b.lengths[rows]
     limits = scaled_limits(len(tokens_a), other_len, max_ratio)
-    d = store_b.distances(tokens_a, rows, limits).astype(np.int64)
+    d = store_b.distances(tokens_a, rows, limits, encoded=True).astype(np.int64)  # one site's codes
     if d[0] > limits[0]:
         return None, True
     return float(similarity(d, len(tokens_a), other_len)[0]), False

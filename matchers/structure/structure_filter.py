@@ -96,7 +96,7 @@ def _all_within(
     corr = np.full(n, np.nan)
     chunks = np.zeros(n, dtype=np.int64)
     found = np.flatnonzero(dist >= 0)
-    corr[found], chunks[found] = batch_chunk_correlation(tokens, *store.arrays(), rows[found], dist[found])
+    corr[found], chunks[found] = batch_chunk_correlation(store.encode(tokens), *store.arrays(), rows[found], dist[found])
     good = (dist >= 0) & (np.isnan(corr) | (corr >= min_correlation))
     return dist, corr, chunks, good
 
@@ -133,10 +133,10 @@ def _best_k(
     The search runs as one numba kernel (matchers.structure.best_k_search), so a page's search in
     the filter's thread lets the GIL go and waits to have it back once per language.
     """
-    tokens = np.ascontiguousarray(tokens, dtype=np.int32)
+    query = store.encode(tokens)
     flat, offsets = store.arrays()
     return best_k_search(
-        tokens, store.query_histogram(tokens), flat, offsets, store.histograms(),
+        query, store.query_histogram(query, encoded=True), flat, offsets, store.histograms(),
         np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
         np.ascontiguousarray(limits, dtype=np.int64), float(min_correlation), int(keep),
         margin is not None, 0.0 if margin is None else float(margin), MAX_CELLS,

@@ -4,10 +4,14 @@ Each page is encoded and histogrammed once, when it is added; comparing a new pa
 stored ones is then a single parallel numba call over one flat token array, with no per-pair
 Python work.
 
-Memory: 4 bytes per stored token in the flat array, which grows by doubling, so up to 8 bytes
+Tokens are stored as the site's two-byte codes (:mod:`matchers.structure.tag_codes`, shared by
+the stores of a site's languages); the methods that compare take linearize's int32 tokens and
+encode them, unless told that they are a store's own (``encoded=True``).
+
+Memory: 2 bytes per stored token in the flat array, which grows by doubling, so up to 4 bytes
 per token right after a doubling; plus, per stored sequence, 8 bytes of offset, 8 bytes of
 length and ``2 * nbuckets`` bytes of histogram (144 bytes in all with the default 64 buckets),
-also in doubling arrays.  A 5,000-page language side of 2,000-token pages is 40-80 MB of tokens
+also in doubling arrays.  A 5,000-page language side of 2,000-token pages is 20-40 MB of tokens
 and 0.7-1.4 MB of per-page data.
 
 Histograms are kept as uint16, their counts capped at 65,535 (query histograms too).  The
@@ -25,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from matchers.structure.edit_distance import batch_distances, batch_lower_bounds, histogram
+from matchers.structure.tag_codes import TagCodes
 
 _INITIAL_TOKENS = 1 << 16
 _INITIAL_ROWS = 256
@@ -36,18 +41,23 @@ def _capped(hist: np.ndarray) -> np.ndarray:
 
 
 class TagSequenceStore:
-    """Append-only tag sequences: one flat int32 token array, offsets, lengths, histograms."""
+    """Append-only tag sequences: one flat int16 token array, offsets, lengths, histograms.
+
+    ``codes``: the site's :class:`~matchers.structure.tag_codes.TagCodes` (a store of its own
+    when None)."""
 
     def __init__(
         self,
         nbuckets: int = 64,
         initial_tokens: int = _INITIAL_TOKENS,
         initial_rows: int = _INITIAL_ROWS,
+        codes: TagCodes | None = None,
     ) -> None:
         if nbuckets < 2:
             raise ValueError("nbuckets must be >= 2 (bucket 0 holds all texts)")
         self.nbuckets = nbuckets
-        self._flat = np.empty(max(1, initial_tokens), np.int32)
+        self.codes = codes if codes is not None else TagCodes()
+        self._flat = np.empty(max(1, initial_tokens), np.int16)
         # offsets[r]..offsets[r + 1] is row r; offsets[0] = 0 always, so offsets has rows + 1
         # used entries.
         self._offsets = np.zeros(max(1, initial_rows) + 1, np.int64)
@@ -79,10 +89,10 @@ class TagSequenceStore:
         return self._flat.nbytes + self._offsets.nbytes + self._lengths.nbytes + self._hists.nbytes
 
     def add(self, tokens: np.ndarray) -> int:
-        """Append one sequence; returns its row index."""
-        tokens = np.ascontiguousarray(tokens, dtype=np.int32)
-        if tokens.ndim != 1:
+        """Append one sequence (linearize's tokens); returns its row index."""
+        if np.ndim(tokens) != 1:
             raise ValueError("a tag sequence is one-dimensional")
+        tokens = self.codes.encode(tokens)
         start = int(self._offsets[self._n])
         end = start + tokens.shape[0]
         if end > self._flat.shape[0]:
@@ -90,7 +100,7 @@ class TagSequenceStore:
             cap = self._flat.shape[0]
             while cap < end:
                 cap *= 2
-            grown = np.empty(cap, np.int32)
+            grown = np.empty(cap, np.int16)
             grown[:start] = self._flat[:start]
             self._flat = grown
         if self._n + 1 > self._lengths.shape[0]:
@@ -128,8 +138,12 @@ class TagSequenceStore:
         """``(flat, offsets)`` of the current buffers, for other batched kernels over the rows."""
         return self._flat, self._offsets[: self._n + 1]
 
+    def encode(self, query: np.ndarray) -> np.ndarray:
+        """``query`` (linearize's tokens) in this store's codes, to compare with its rows."""
+        return np.ascontiguousarray(self.codes.encode(query, assign=False))
+
     def tokens(self, row: int) -> np.ndarray:
-        """Read-only view of stored sequence ``row``."""
+        """Read-only view of stored sequence ``row``, in the store's codes."""
         if not 0 <= row < self._n:
             raise IndexError(row)
         view = self._flat[self._offsets[row] : self._offsets[row + 1]]
@@ -144,25 +158,30 @@ class TagSequenceStore:
         view.flags.writeable = False
         return view
 
-    def query_histogram(self, query: np.ndarray) -> np.ndarray:
+    def query_histogram(self, query: np.ndarray, *, encoded: bool = False) -> np.ndarray:
         """The histogram of a sequence to compare with the stored ones (this store's buckets)."""
-        return _capped(histogram(np.ascontiguousarray(query, dtype=np.int32), self.nbuckets))
+        return _capped(histogram(query if encoded else self.encode(query), self.nbuckets))
 
-    def lower_bounds(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    def lower_bounds(self, query: np.ndarray, rows: np.ndarray, *, encoded: bool = False) -> np.ndarray:
         """Exact lower bound (matchers.structure.edit_distance.lower_bound) of ``query``'s distance to each row."""
-        query = np.ascontiguousarray(query, dtype=np.int32)
+        query = np.ascontiguousarray(query) if encoded else self.encode(query)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if rows.size and (rows.min() < 0 or rows.max() >= self._n):
             raise IndexError("row out of range")
-        return batch_lower_bounds(query.shape[0], self.query_histogram(query), self._offsets, self.histograms(), rows)
+        return batch_lower_bounds(
+            query.shape[0], self.query_histogram(query, encoded=True), self._offsets, self.histograms(), rows
+        )
 
-    def distances(self, query: np.ndarray, rows: np.ndarray, limits: np.ndarray | int) -> np.ndarray:
+    def distances(
+        self, query: np.ndarray, rows: np.ndarray, limits: np.ndarray | int, *, encoded: bool = False
+    ) -> np.ndarray:
         """Distance of ``query`` to each of ``rows``, or a value > that row's limit (int32).
 
         ``limits`` is one scaled limit per row, or one for all.  The query histogram is
-        computed once for the whole batch.
+        computed once for the whole batch.  ``encoded``: ``query`` is in this store's codes (a
+        row of a store of the same site).
         """
-        query = np.ascontiguousarray(query, dtype=np.int32)
+        query = np.ascontiguousarray(query) if encoded else self.encode(query)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         if rows.size and (rows.min() < 0 or rows.max() >= self._n):
             # The kernel does not bounds-check; a bad row would read garbage, not raise.
@@ -177,7 +196,7 @@ class TagSequenceStore:
             return np.empty(0, np.int32)
         return batch_distances(
             query,
-            self.query_histogram(query),
+            self.query_histogram(query, encoded=True),
             self._flat,
             self._offsets,
             self.histograms(),
