@@ -109,6 +109,7 @@ class ProvisionalPairs:
         """The provisional pairs of the new page ``url`` (in ``lang``), given its candidates
         (``urls(lang)`` maps a language's index rows to URLs)."""
         site_best = self._best.setdefault(site, {})
+        toward_mine = site_best.setdefault(lang, {})  # a page -> its best partner in this language
         found: list[PairItem] = []
         for cand in candidates:
             if not len(cand):
@@ -124,7 +125,6 @@ class ProvisionalPairs:
             others = urls(cand.lang)
             top = order[0]
             partner, score = others[int(cand.rows[top])], round(float(scores[top]), 6)
-            toward_mine = site_best.setdefault(lang, {})  # a page -> its best partner in this language
             theirs = toward_mine.get(partner)
             if theirs is None or score > theirs[0]:
                 found.append(PairItem(cand.lang, partner, lang, url, score, PROVISIONAL))

@@ -91,12 +91,13 @@ def _all_within(
 ) -> _Scores:
     """Distance of every row under its limit, correlation of every row within it."""
     n = len(rows)
-    d = store.distances(tokens, rows, limits).astype(np.int64)
+    query = store.encode(tokens)
+    d = store.distances(query, rows, limits, encoded=True).astype(np.int64)
     dist = np.where(d <= limits, d, -1)  # -1: not within the limit
     corr = np.full(n, np.nan)
     chunks = np.zeros(n, dtype=np.int64)
     found = np.flatnonzero(dist >= 0)
-    corr[found], chunks[found] = batch_chunk_correlation(store.encode(tokens), *store.arrays(), rows[found], dist[found])
+    corr[found], chunks[found] = batch_chunk_correlation(query, *store.arrays(), rows[found], dist[found])
     good = (dist >= 0) & (np.isnan(corr) | (corr >= min_correlation))
     return dist, corr, chunks, good
 
