@@ -70,6 +70,8 @@ MODES = {
     "on-content-in-memory": ["-s", "BITEXT_CONTENT_IN_MEMORY=0"],
     # every default stage, the 2,000 most recent pages' content of each language in memory
     "on-content-2000": ["-s", "BITEXT_CONTENT_IN_MEMORY=2000"],
+    # every default stage, 250 KB of downloaded responses let wait for the stages (the add-on: 1 MB)
+    "on-backlog-250k": ["-s", "SCRAPER_SLOT_MAX_ACTIVE_SIZE=250000"],
 }
 
 

@@ -42,6 +42,8 @@ MODES = {
     "on-structure-process": ["-s", "BITEXT_STRUCTURE_WORKER=True"],
     # every default stage, the structure filter in a thread of the crawl process
     "on-structure-thread": ["-s", "BITEXT_STRUCTURE_WORKER=False"],
+    # every default stage, 250 KB of downloaded responses let wait for the stages (the add-on: 1 MB)
+    "on-backlog-250k": ["-s", "SCRAPER_SLOT_MAX_ACTIVE_SIZE=250000"],
 }
 # As in bench_crawl_overhead.py: as fast as the loopback server answers, so the matching, not the
 # politeness delays, is what the ratio measures (``--polite`` keeps the project's AutoThrottle).
