@@ -39,11 +39,14 @@ def test_sentence_pair_keys_match_numpy() -> None:
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
 
 
-def test_empty_single_and_sparse_ids() -> None:
+def test_empty_single_sparse_and_negative_keys() -> None:
     for keys in (np.zeros(0, np.int64), np.array([5 << 32 | 7], np.int64)):
         got, want = unique_keys(keys), _numpy(keys)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
     # Ids far beyond the number of keys take numpy's sort (no marker array of 2**32 entries).
     keys = np.array([(2**30) << 32 | (2**32 - 1), 3, (2**30) << 32 | (2**32 - 1), 1 << 32], np.int64)
+    got, want = unique_keys(keys), _numpy(keys)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    keys = np.array([5, -3, 5, 1 << 32, -3], np.int64)
     got, want = unique_keys(keys), _numpy(keys)
     assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

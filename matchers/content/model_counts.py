@@ -168,8 +168,9 @@ def unique_keys(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     keys are bucketed by ``e`` (a counting sort over the word ids) and each bucket's distinct
     ``f`` found with a marker array over the other vocabulary, so only a bucket's distinct ``f``
     are sorted.  The E-step's keys repeat a lot (a word pair once per sentence pair it occurs
-    in): about five times faster than the full sort on 200,000 such keys.  Ids far larger than
-    the keys are many (not word ids) take the full sort, so the marker arrays stay small."""
+    in): about five times faster than the full sort on 200,000 such keys.  Keys that are not
+    word ids (negative, or ids far beyond the number of keys) take the full sort, so the marker
+    arrays stay small."""
     out, inverse, ok = _unique_keys(np.ascontiguousarray(keys, np.int64))
     if not ok:
         out, inverse = np.unique(keys, return_inverse=True)
@@ -186,6 +187,8 @@ def _unique_keys(keys):  # pragma: no cover - compiled
     n1 = np.int64(0)
     n2 = np.int64(0)
     for k in range(n):
+        if keys[k] < 0:
+            return np.empty(0, np.int64), inverse, False
         e = keys[k] >> 32
         f = keys[k] & low
         if e >= n1:
