@@ -9,9 +9,10 @@ stopword-density and link-density classifier with context revision), a maintaine
 for making text corpora from the web.
 
 ``justext.justext`` is run in its stages (``justext.core``: parse, preprocess, make paragraphs,
-classify, revise) so that the parameters can be chosen once the text is known, a page without a
-long paragraph can be rescued, and each paragraph's text is computed once (jusText recomputes it
-on every access, which was half of its time).  Per-page choices:
+classify, revise) so that the parameters can be chosen once the text is known and a page without
+a long paragraph can be rescued.  The paragraphs are made by ``matchers.page.text_blocks`` (the
+same paragraphs as jusText's SAX handler, from a walk of the tree, each text computed once).
+Per-page choices:
 
 * the stoplist is jusText's for the page language when it has one; otherwise (Chinese, Japanese,
   Thai...) jusText runs in its language-independent mode, an empty stoplist with
@@ -47,9 +48,9 @@ from typing import Any
 
 import justext
 import justext.core
-import justext.paragraph
 
 from matchers.page.lang_codes import primary_subtag
+from matchers.page.text_blocks import make_paragraphs
 
 TITLE = "title"
 HEADING = "heading"
@@ -175,64 +176,6 @@ def _kind(dom_path: str) -> str:
     return TEXT
 
 
-def _xpath(el: Any) -> str:
-    """An element's path in the format of ``justext.core.PathInfo.xpath`` (``/html[1]/body[1]``)."""
-    parts = []
-    while el is not None:
-        parent = el.getparent()
-        if parent is None:
-            index = 1
-        else:
-            index = 1 + sum(1 for sib in el.itersiblings(preceding=True) if sib.tag == el.tag)
-        parts.append(f"{el.tag}[{index}]")
-        el = parent
-    return "/" + "/".join(reversed(parts))
-
-
-class _Paragraph(justext.paragraph.Paragraph):
-    """jusText's paragraph with its text joined and normalized once, not on every access.
-
-    jusText recomputes ``text`` (a join and a regex substitution with a Python callback) each
-    time its length, word count, stopword count or link density is asked for: half of its time.
-    """
-
-    def __init__(self, path: Any) -> None:
-        super().__init__(path)
-        self._text: str | None = None
-
-    def append_text(self, text: str) -> str:
-        self._text = None
-        return super().append_text(text)
-
-    @property
-    def text(self) -> str:
-        if self._text is None:
-            self._text = _normalize("".join(self.text_nodes))
-        return self._text
-
-
-class _ParagraphMaker(justext.core.ParagraphMaker):
-    # Were jusText to rename this hook, its own paragraphs would be made: slower, same result.
-    def _start_new_pragraph(self) -> None:
-        if self.paragraph and self.paragraph.contains_text():
-            self.paragraphs.append(self.paragraph)
-        self.paragraph = _Paragraph(self.path)
-
-    def characters(self, content: str) -> None:
-        if content and content.isspace():
-            # jusText ignores whitespace-only text nodes, which glues "<a>read</a> <b>more</b>"
-            # into "readmore"; the space is kept (it is collapsed with its neighbours later).
-            if self.paragraph.text_nodes:
-                self.paragraph.append_text(" ")
-            return
-        super().characters(content)
-
-
-def _within(xpath: str, ancestor: str) -> bool:
-    # A paragraph opened by the element itself has exactly its path.
-    return xpath == ancestor or xpath.startswith(ancestor + "/")
-
-
 def _title(dom: Any) -> str:
     for el in dom.iter("title"):
         # An inline SVG's <title> is a tooltip, not the page's.
@@ -241,21 +184,20 @@ def _title(dom: Any) -> str:
     return ""
 
 
-def _prepare(dom: Any) -> tuple[Any, list[str]]:
+def _prepare(dom: Any) -> tuple[Any, list[Any]]:
     """jusText's preprocessing, without inline SVG, ``<nav>``/``<footer>`` made block boundaries.
 
-    Returns the cleaned DOM and the path prefixes (jusText's xpath format) of the former
-    ``<nav>``/``<footer>`` elements, whose paragraphs are boilerplate.
+    Returns the cleaned DOM and the former ``<nav>``/``<footer>`` elements, whose paragraphs are
+    boilerplate.
     """
     dom = justext.core.preprocessor(dom)
     for el in list(dom.iter("svg")):
         el.drop_tree()
     marked = list(dom.iter(*_BOILERPLATE_TAGS))
     for el in marked:
-        # A paragraph tag for jusText (a block boundary); the path remembers what it was.
+        # A paragraph tag for jusText (a block boundary); the list remembers what it was.
         el.tag = "div"
-    # Paths are taken once every renaming is done: renaming shifts the sibling indexes.
-    return dom, [_xpath(el) for el in marked]
+    return dom, marked
 
 
 def _is_dense(lang: str | None, paragraphs: list[Any]) -> bool:
@@ -278,25 +220,31 @@ def _rescue(found: list[Any], stopwords: frozenset[str], scale: int, low: float,
     if not found or any(p.class_type == "good" for p in found):
         return
     short = LENGTH_LOW // (2 * scale)
+    # Only the context-free classes are read from here on: no revision follows.
     justext.core.classify_paragraphs(found, stopwords, short, short, low, high, MAX_LINK_DENSITY)
-    justext.core.revise_paragraph_classification(found, MAX_HEADING_DISTANCE // scale)
 
 
-def _classify(html: str, lang: str | None) -> tuple[str, list[Any], list[str]]:
+def _classify(html: str, lang: str | None) -> tuple[str, list[Any]]:
     """``justext.justext`` in its stages, with the parameters chosen once the text is known."""
     dom = justext.core.html_to_dom(html)
     title = _title(dom)
-    dom, boilerplate_paths = _prepare(dom)
-    found = _ParagraphMaker.make_paragraphs(dom)[:MAX_PARAGRAPHS]
+    dom, boilerplate = _prepare(dom)
+    # A set holds the elements' proxies, which keeps each element's identity for the walk.
+    found = make_paragraphs(dom, set(boilerplate))[:MAX_PARAGRAPHS]
     stopwords = stoplist(lang)
     scale = DENSE_SCALE if _is_dense(lang, found) else 1
     low, high = (0.0, 0.0) if not stopwords else (STOPWORDS_LOW, STOPWORDS_HIGH)
     justext.core.classify_paragraphs(
         found, stopwords, LENGTH_LOW // scale, LENGTH_HIGH // scale, low, high, MAX_LINK_DENSITY
     )
-    justext.core.revise_paragraph_classification(found, MAX_HEADING_DISTANCE // scale)
-    _rescue(found, stopwords, scale, low, high)
-    return title, found, boilerplate_paths
+    # The context revision only decides whether the page needs the rescue (the paragraphs keep
+    # their context-free class), and a paragraph good on its own stays good through it: a page
+    # with one has nothing to revise.  The revision's neighbour search is quadratic in a run of
+    # short paragraphs, and long menus are such runs.
+    if not any(p.cf_class == "good" for p in found):
+        justext.core.revise_paragraph_classification(found, MAX_HEADING_DISTANCE // scale)
+        _rescue(found, stopwords, scale, low, high)
+    return title, found
 
 
 def extract_paragraphs(html: str, lang: str | None = None) -> list[Paragraph]:
@@ -309,7 +257,7 @@ def extract_paragraphs(html: str, lang: str | None = None) -> list[Paragraph]:
         return []
     html = _CONTROL.sub(" ", html[:MAX_HTML_CHARS])
     try:
-        title, found, boilerplate_paths = _classify(html, lang)
+        title, found = _classify(html, lang)
     except Exception:
         # lxml's "Document is empty", encoding or SAX errors, recursion on absurd nesting: one
         # bad page must not stop the crawl, and there is nothing to return.
@@ -318,7 +266,7 @@ def extract_paragraphs(html: str, lang: str | None = None) -> list[Paragraph]:
     if title:
         out.append(Paragraph(title, TITLE, False))
     for p in found:
-        text = _normalize(p.text)
+        text = p.text  # whitespace-normalized
         if not text:
             continue
         # jusText's context-free class, not the revised one: the revision re-labels a paragraph
@@ -327,7 +275,7 @@ def extract_paragraphs(html: str, lang: str | None = None) -> list[Paragraph]:
         # other, and the pair could not be matched on content.  Short paragraphs (headings,
         # captions) are kept; navigation is caught by link density, by the nav/footer rule and
         # across pages by RepeatedBlocks.
-        boiler = p.cf_class == "bad" or any(_within(p.xpath, bp) for bp in boilerplate_paths)
+        boiler = p.cf_class == "bad" or p.inside
         out.append(Paragraph(text, _kind(p.dom_path), boiler))
     return out
 
