@@ -141,3 +141,34 @@ def test_mutual_best_and_copies():
     assert not any(c.mutual for c in found[1:])
     # A month and more apart: not compared.
     assert finder.find(index, index.content("http://en.example/flood"), D + 60, "de", 3) == []
+
+
+def test_a_fixed_index_answers_mutual_checks_as_a_changing_one_does():
+    pages = [(f"http://en.example/{n}", "en", _content("en", *ARTICLES[n]), D, None) for n in ARTICLES]
+    pages += [(f"http://de.example/{n}", "de", _content("de", *GERMAN[n]), D, None) for n in ARTICLES]
+    # Two English pages whose best German page is the same one: the second search reuses the
+    # German page's own search, and must still say it is not mutual for the page it does not pick.
+    pages.append(("http://en.example/budget-short", "en", _content("en", *ARTICLES["budget"][:2]), D, None))
+    pages.append(("http://en.example/rain", "en", _content(
+        "en", "Rain fell on the valley for a long time again.", "The river was high and the weather was cold.",
+        "Farmers waited for the water to go down in spring."), D, None))
+    index = _site(pages)
+    finder = ContentCandidates(_dictionary(), window=31, max_length_diff=0.4)
+
+    def search() -> list[tuple[str, list[tuple[int, bool]]]]:
+        return [(url, [(c.row, c.mutual) for c in finder.find(index, index.content(url), D, "de", 3)])
+                for url in index.index("en").urls]
+
+    plain = search()
+    with finder.index_fixed():
+        fixed = search()
+        assert finder._backs  # the reverse queries were kept
+    assert fixed == plain
+    assert finder._backs is None
+    best = dict(plain)
+    full, short = best["http://en.example/budget"][0], best["http://en.example/budget-short"][0]
+    assert full[0] == short[0] == index.index("de").urls.index("http://de.example/budget")
+    assert not (full[1] and short[1])  # one page at most is the German page's own best
+    flood, rain = best["http://en.example/flood"][0], best["http://en.example/rain"][0]
+    assert flood == (index.index("de").urls.index("http://de.example/flood"), True)
+    assert rain == (flood[0], False)  # searched after the flood article, with the same best

@@ -310,3 +310,22 @@ def test_an_openings_share_tells_a_translation_from_another_page_and_needs_long_
     assert prefix_share(model, a, other, 0.5, 8) < 0.1
     assert match_content(model, a, b, 0.5).share > 0.9
     assert prefix_share(model, a, b, 0.5, 20) is None  # 40 sentences: aligned in full
+
+
+def test_an_openings_share_is_that_of_the_openings_aligned_as_pages(model: TranslationModel) -> None:
+    """The opening is aligned with only the words it uses; the share is the one the first
+    sentences give aligned as pages of their own."""
+    from matchers.content.content_match import _opening, match_content, prefix_share
+
+    for seed in range(4):
+        rng = np.random.default_rng(60 + seed)
+        d1, d2 = parallel(rng, 30 + seed)
+        _, o2 = parallel(rng, 33)
+        a = _page(d1, "xa")
+        for other in (_page(d2, "xb"), _page(o2, "xb")):
+            p_b = round(8 * len(other) / len(a))
+            whole = match_content(model, _page(d1[:8], "xa"), _page(other.tokens[:p_b], "xb"), 0.5, 1)
+            assert whole is not None
+            assert prefix_share(model, a, other, 0.5, 8) == pytest.approx(whole.share)
+        words, ids, _ = _opening(a, 8)
+        assert set(words) == {w for s in d1[:8] for w in s} and ids.max() == len(words) - 1

@@ -16,6 +16,8 @@ aligns their sentences.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +54,19 @@ class ContentCandidates:
         self.window = window
         self.max_length_diff = max_length_diff
         self._translators: dict[tuple[str, str], Translate | None] = {}
+        # Reverse queries of the mutual checks, kept while the index holds still (index_fixed).
+        self._backs: dict[tuple[str, int, str, int | None], tuple[int, bool]] | None = None
+
+    @contextlib.contextmanager
+    def index_fixed(self) -> Iterator[None]:
+        """Within the block the site's index does not change (the close's sweep), so each mutual
+        check's reverse query is made once: many pages of a language share their best page in
+        another language, and every one of them asked that page's own best again."""
+        self._backs = {}
+        try:
+            yield
+        finally:
+            self._backs = None
 
     def translator(self, from_lang: str, to_lang: str) -> Translate | None:
         key = (from_lang, to_lang)
@@ -123,13 +138,20 @@ class ContentCandidates:
         other = index.index(lang).content[row]
         if other is None:
             return False
-        back = index.bags.query(other, content.lang, translate=self.translator(lang, content.lang), k=2,
-                                day=index.bags.day(lang, row), window=self.window,
-                                max_length_diff=self.max_length_diff, limit=limit)
-        if not len(back.rows):
+        key = (lang, row, content.lang, limit)
+        got = self._backs.get(key) if self._backs is not None else None
+        if got is None:
+            back = index.bags.query(other, content.lang, translate=self.translator(lang, content.lang), k=2,
+                                    day=index.bags.day(lang, row), window=self.window,
+                                    max_length_diff=self.max_length_diff, limit=limit)
+            got = (int(back.rows[0]) if len(back.rows) else -1, _clear_best(back.cosines.tolist()))
+            if self._backs is not None:
+                self._backs[key] = got
+        best, clear = got
+        if best < 0:
             return False
-        closest = index.index(content.lang).content[int(back.rows[0])]
-        return closest is not None and closest.uid == content.uid and _clear_best(back.cosines.tolist())
+        closest = index.index(content.lang).content[best]
+        return closest is not None and closest.uid == content.uid and clear
 
 
 def _clear_best(cosines: list[float]) -> bool:

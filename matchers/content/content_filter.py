@@ -415,7 +415,8 @@ class ContentFilter:
         found: list[FoundPair] = []
         seen: set[frozenset[str]] = set()
         while True:
-            new = self._sweep_pass(site_id, index, has, seen)
+            with self.finder.index_fixed():
+                new = self._sweep_pass(site_id, index, has, seen)
             if not new:
                 return found
             found += new

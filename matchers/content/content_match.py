@@ -108,7 +108,11 @@ def prefix_share(
 
 def _opening(content: PageContent, n: int) -> tuple[list[str], np.ndarray, np.ndarray]:
     words, ids, off = content.encoded
-    return words, ids[:off[n]], off[:n + 1]
+    ids = ids[:off[n]]
+    # The words up to the highest one the opening uses: the words are numbered as they first
+    # appear, so these are the opening's own, and the aligner resolves and tabulates each word
+    # it is given (the whole page's vocabulary made a few sentences' alignment cost a page's).
+    return words[:int(ids.max()) + 1 if len(ids) else 0], ids, off[:n + 1]
 
 
 def _is_first(model: TranslationModel, lang: str) -> bool:
