@@ -86,24 +86,28 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
     worded = 0
     draft_texts: list[str] | None = None
     n_tokens = np.diff(whole.offsets)
+    # As Python ints: a numpy scalar per paragraph (an index, a slice's sum) cost more than the
+    # rest of the paragraph's bookkeeping.
+    starts = draft.starts.tolist()
+    worded_before = [0, *np.cumsum(draft.worded, dtype=np.int64).tolist()]
     for part in parts:
         room = max_sentences - len(texts)
         if room <= 0:
             break
         if isinstance(part, int):
-            lo = int(draft.starts[part])
-            hi = min(int(draft.starts[part + 1]), lo + room)
+            lo = starts[part]
+            hi = min(starts[part + 1], lo + room)
             if hi <= lo:
                 continue
             if draft_texts is None:
                 draft_texts = whole.sentences
             texts += draft_texts[lo:hi]
             if key_parts is not None:
-                if hi == int(draft.starts[part + 1]):
+                if hi == starts[part + 1]:
                     key_parts.append(draft.letters[part])
                 else:
                     key_parts = None
-            worded += int(draft.worded[lo:hi].sum())
+            worded += worded_before[hi] - worded_before[lo]
             id_parts.append(whole.ids[whole.offsets[lo]:whole.offsets[hi]])
             len_parts.append(n_tokens[lo:hi])
             char_parts.append(whole.chars[lo:hi])
@@ -152,10 +156,11 @@ def final_content(draft: ContentDraft, parts: Sequence[Part], lang: str, max_sen
 def _is_all(draft: ContentDraft, parts: Sequence[Part]) -> bool:
     """Whether ``parts`` take every sentence of the draft, in order."""
     at = 0
+    starts = draft.starts.tolist()
     for part in parts:
         if not isinstance(part, int):
             return False
-        lo, hi = int(draft.starts[part]), int(draft.starts[part + 1])
+        lo, hi = starts[part], starts[part + 1]
         if hi == lo:
             continue
         if lo != at:
