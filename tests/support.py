@@ -9,14 +9,19 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import date
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import insert
 
 from bitext_spider.crawl.seeds import Site
 from bitext_spider.items import PageItem
 from bitext_spider.store.database import Store
 from bitext_spider.store.models import CandidateRow, PageRow, PairRow, SentenceRow, SiteRow, make_engine
+from matchers.content.dictionary_filter import BilingualDictionary
+from matchers.page.page_content import page_content
+from matchers.site.page_index import PageFeatures, SiteIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = "bitext_spider"  # scrapy.cfg [deploy] project (the Scrapyd tests)
@@ -147,3 +152,58 @@ def build_db(path, pages=PAGES, pairs=PAIRS, sentences=SENTENCES):
             conn.execute(insert(SentenceRow.__table__), rows)
     engine.dispose()
     return f"sqlite:///{path}"
+
+
+# -- short news articles in English and German, for the content-only search -------------------
+
+D = date(2024, 3, 5).toordinal()
+
+
+def article_content(lang: str, *sentences: str):
+    return page_content([("p", lang, s) for s in sentences], lang)
+
+
+ARTICLES = {
+    "budget": ("The parliament approved the budget of 2024 with 312 votes.",
+               "The minister said the budget protects schools and hospitals.",
+               "Opposition parties criticised the tax increase."),
+    "flood": ("Heavy rain flooded the river valley on Tuesday.",
+              "Rescue teams evacuated 1,200 residents from their homes.",
+              "The weather service expects more rain this week."),
+    "match": ("The national team won the final 3-1 in Madrid.",
+              "The captain scored twice in the second half.",
+              "Fans celebrated in the streets until morning."),
+}
+GERMAN = {
+    "budget": ("Das Parlament billigte den Haushalt 2024 mit 312 Stimmen.",
+               "Der Minister sagte, der Haushalt schütze Schulen und Krankenhäuser.",
+               "Oppositionsparteien kritisierten die Steuererhöhung."),
+    "flood": ("Starker Regen überflutete am Dienstag das Flusstal.",
+              "Rettungsteams evakuierten 1,200 Bewohner aus ihren Häusern.",
+              "Der Wetterdienst erwartet diese Woche mehr Regen."),
+    "match": ("Die Nationalmannschaft gewann das Finale 3-1 in Madrid.",
+              "Der Kapitän traf zweimal in der zweiten Halbzeit.",
+              "Fans feierten bis zum Morgen auf den Straßen."),
+}
+WORDS = [("parliament", "parlament"), ("budget", "haushalt"), ("votes", "stimmen"), ("minister", "minister"),
+         ("schools", "schulen"), ("hospitals", "krankenhäuser"), ("rain", "regen"), ("river", "fluss"),
+         ("residents", "bewohner"), ("weather", "wetter"), ("team", "mannschaft"), ("final", "finale"),
+         ("captain", "kapitän"), ("fans", "fans"), ("streets", "straßen"), ("tuesday", "dienstag")]
+
+
+def article_dictionary() -> BilingualDictionary:
+    fwd: dict[str, set[str]] = {}
+    back: dict[str, set[str]] = {}
+    for en, de in WORDS:
+        fwd.setdefault(en, set()).add(de)
+        back.setdefault(de, set()).add(en)
+    return BilingualDictionary("en", "de", {k: frozenset(v) for k, v in fwd.items()},
+                               {k: frozenset(v) for k, v in back.items()})
+
+
+def article_site(pages: list[tuple[str, str, object, int | None, str | None]]) -> SiteIndex:
+    index = SiteIndex("site")
+    for url, lang, content, day, copy_of in pages:
+        index.admit(PageFeatures(url, lang, 100, 100, 30, 3, np.arange(25, dtype=np.int32) + len(index) * 100,
+                                 content, day, copy_of))
+    return index

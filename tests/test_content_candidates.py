@@ -4,19 +4,13 @@ matchers.content.content_candidates)."""
 
 from __future__ import annotations
 
-from datetime import date
-
 import numpy as np
+from support import ARTICLES, GERMAN, D, article_content, article_dictionary, article_site
 
 from matchers.content.bag_index import BagIndex, dictionary_translate, page_terms
 from matchers.content.content_candidates import ContentCandidates
-from matchers.content.dictionary_filter import BilingualDictionary
 from matchers.page.linearize import parse_html
-from matchers.page.page_content import page_content
 from matchers.page.publication_date import parse_day, publication_day, url_day
-from matchers.site.page_index import PageFeatures, SiteIndex
-
-D = date(2024, 3, 5).toordinal()
 
 
 def test_the_publication_day_comes_from_metadata_time_or_url():
@@ -42,50 +36,8 @@ def test_the_publication_day_comes_from_metadata_time_or_url():
     assert parse_day("2024-02-30") is None
 
 
-def _content(lang: str, *sentences: str):
-    return page_content([("p", lang, s) for s in sentences], lang)
-
-
-ARTICLES = {
-    "budget": ("The parliament approved the budget of 2024 with 312 votes.",
-               "The minister said the budget protects schools and hospitals.",
-               "Opposition parties criticised the tax increase."),
-    "flood": ("Heavy rain flooded the river valley on Tuesday.",
-              "Rescue teams evacuated 1,200 residents from their homes.",
-              "The weather service expects more rain this week."),
-    "match": ("The national team won the final 3-1 in Madrid.",
-              "The captain scored twice in the second half.",
-              "Fans celebrated in the streets until morning."),
-}
-GERMAN = {
-    "budget": ("Das Parlament billigte den Haushalt 2024 mit 312 Stimmen.",
-               "Der Minister sagte, der Haushalt schütze Schulen und Krankenhäuser.",
-               "Oppositionsparteien kritisierten die Steuererhöhung."),
-    "flood": ("Starker Regen überflutete am Dienstag das Flusstal.",
-              "Rettungsteams evakuierten 1,200 Bewohner aus ihren Häusern.",
-              "Der Wetterdienst erwartet diese Woche mehr Regen."),
-    "match": ("Die Nationalmannschaft gewann das Finale 3-1 in Madrid.",
-              "Der Kapitän traf zweimal in der zweiten Halbzeit.",
-              "Fans feierten bis zum Morgen auf den Straßen."),
-}
-WORDS = [("parliament", "parlament"), ("budget", "haushalt"), ("votes", "stimmen"), ("minister", "minister"),
-         ("schools", "schulen"), ("hospitals", "krankenhäuser"), ("rain", "regen"), ("river", "fluss"),
-         ("residents", "bewohner"), ("weather", "wetter"), ("team", "mannschaft"), ("final", "finale"),
-         ("captain", "kapitän"), ("fans", "fans"), ("streets", "straßen"), ("tuesday", "dienstag")]
-
-
-def _dictionary() -> BilingualDictionary:
-    fwd: dict[str, set[str]] = {}
-    back: dict[str, set[str]] = {}
-    for en, de in WORDS:
-        fwd.setdefault(en, set()).add(de)
-        back.setdefault(de, set()).add(en)
-    return BilingualDictionary("en", "de", {k: frozenset(v) for k, v in fwd.items()},
-                               {k: frozenset(v) for k, v in back.items()})
-
-
 def test_terms_drop_stop_words_and_keep_numbers():
-    terms = page_terms(_content("en", "The 312 votes of the parliament."), frozenset({"the", "of"}))
+    terms = page_terms(article_content("en", "The 312 votes of the parliament."), frozenset({"the", "of"}))
     assert terms == {"312": 1, "votes": 1, "parliament": 1}
 
 
@@ -93,47 +45,39 @@ def test_the_translated_bag_ranks_the_translation_first():
     bags = BagIndex()
     names = list(ARTICLES)
     for row, name in enumerate(names):
-        bags.add("de", row, _content("de", *GERMAN[name]))
-    dic = _dictionary()
+        bags.add("de", row, article_content("de", *GERMAN[name]))
+    dic = article_dictionary()
     translate = dictionary_translate(lambda w: dic.translate_word(w, "en"))
     for name in names:
-        found = bags.query(_content("en", *ARTICLES[name]), "de", translate=translate, k=3)
+        found = bags.query(article_content("en", *ARTICLES[name]), "de", translate=translate, k=3)
         assert names[int(found.rows[0])] == name
         assert list(found.cosines) == sorted(found.cosines, reverse=True)
     # Without a dictionary the numbers and names spelt alike still find it.
-    found = bags.query(_content("en", *ARTICLES["budget"]), "de", k=1)
+    found = bags.query(article_content("en", *ARTICLES["budget"]), "de", k=1)
     assert names[int(found.rows[0])] == "budget"
 
 
 def test_dates_and_lengths_block_comparisons():
     bags = BagIndex()
-    bags.add("de", 0, _content("de", *GERMAN["budget"]), day=D)
-    bags.add("de", 1, _content("de", *GERMAN["budget"]), day=D + 40)
-    bags.add("de", 2, _content("de", *GERMAN["budget"]))  # no date: compared with every date
-    bags.add("de", 3, _content("de", GERMAN["budget"][0]))  # a third of the length
-    query = _content("en", *ARTICLES["budget"])
+    bags.add("de", 0, article_content("de", *GERMAN["budget"]), day=D)
+    bags.add("de", 1, article_content("de", *GERMAN["budget"]), day=D + 40)
+    bags.add("de", 2, article_content("de", *GERMAN["budget"]))  # no date: compared with every date
+    bags.add("de", 3, article_content("de", GERMAN["budget"][0]))  # a third of the length
+    query = article_content("en", *ARTICLES["budget"])
     assert sorted(bags.query(query, "de", k=9, day=D + 1, window=31, max_length_diff=0.4).rows.tolist()) == [0, 2]
     assert sorted(bags.query(query, "de", k=9).rows.tolist()) == [0, 1, 2, 3]
     assert bags.query(query, "de", k=9, exclude=np.array([True, True, False, True])).rows.tolist() == [2]
     assert bags.query(query, "fr", k=3).rows.tolist() == []
 
 
-def _site(pages: list[tuple[str, str, object, int | None, str | None]]) -> SiteIndex:
-    index = SiteIndex("site")
-    for url, lang, content, day, copy_of in pages:
-        index.admit(PageFeatures(url, lang, 100, 100, 30, 3, np.arange(25, dtype=np.int32) + len(index) * 100,
-                                 content, day, copy_of))
-    return index
-
-
 def test_mutual_best_and_copies():
-    pages = [(f"http://en.example/{n}", "en", _content("en", *ARTICLES[n]), D, None) for n in ARTICLES]
-    pages += [(f"http://de.example/{n}", "de", _content("de", *GERMAN[n]), D, None) for n in ARTICLES]
+    pages = [(f"http://en.example/{n}", "en", article_content("en", *ARTICLES[n]), D, None) for n in ARTICLES]
+    pages += [(f"http://de.example/{n}", "de", article_content("de", *GERMAN[n]), D, None) for n in ARTICLES]
     # A print copy of the German budget article: never proposed on content.
-    pages.append(("http://de.example/print/budget", "de", _content("de", *GERMAN["budget"]), D,
+    pages.append(("http://de.example/print/budget", "de", article_content("de", *GERMAN["budget"]), D,
                   "http://de.example/budget"))
-    index = _site(pages)
-    finder = ContentCandidates(_dictionary(), window=31, max_length_diff=0.4)
+    index = article_site(pages)
+    finder = ContentCandidates(article_dictionary(), window=31, max_length_diff=0.4)
     found = finder.find(index, index.content("http://en.example/flood"), D, "de", 3)
     urls = [index.index("de").urls[c.row] for c in found]
     assert urls[0] == "http://de.example/flood" and found[0].mutual
@@ -144,16 +88,16 @@ def test_mutual_best_and_copies():
 
 
 def test_a_fixed_index_answers_mutual_checks_as_a_changing_one_does():
-    pages = [(f"http://en.example/{n}", "en", _content("en", *ARTICLES[n]), D, None) for n in ARTICLES]
-    pages += [(f"http://de.example/{n}", "de", _content("de", *GERMAN[n]), D, None) for n in ARTICLES]
+    pages = [(f"http://en.example/{n}", "en", article_content("en", *ARTICLES[n]), D, None) for n in ARTICLES]
+    pages += [(f"http://de.example/{n}", "de", article_content("de", *GERMAN[n]), D, None) for n in ARTICLES]
     # Two English pages whose best German page is the same one: the second search reuses the
     # German page's own search, and must still say it is not mutual for the page it does not pick.
-    pages.append(("http://en.example/budget-short", "en", _content("en", *ARTICLES["budget"][:2]), D, None))
-    pages.append(("http://en.example/rain", "en", _content(
+    pages.append(("http://en.example/budget-short", "en", article_content("en", *ARTICLES["budget"][:2]), D, None))
+    pages.append(("http://en.example/rain", "en", article_content(
         "en", "Rain fell on the valley for a long time again.", "The river was high and the weather was cold.",
         "Farmers waited for the water to go down in spring."), D, None))
-    index = _site(pages)
-    finder = ContentCandidates(_dictionary(), window=31, max_length_diff=0.4)
+    index = article_site(pages)
+    finder = ContentCandidates(article_dictionary(), window=31, max_length_diff=0.4)
 
     def search() -> list[tuple[str, list[tuple[int, bool]]]]:
         return [(url, [(c.row, c.mutual) for c in finder.find(index, index.content(url), D, "de", 3)])

@@ -80,13 +80,16 @@ class ContentCandidates:
 
     def find(
         self, index: SiteIndex, content: PageContent, day: int | None, lang: str, k: int,
-        exclude: np.ndarray | None = None, visible: dict[str, int] | None = None,
+        exclude: np.ndarray | None = None, visible: dict[str, int] | None = None, looked: list[int] | None = None,
     ) -> list[ContentCandidate]:
         """Up to ``k`` pages of ``lang`` for ``content`` (a page of ``index`` published on
         ``day``), best first; rows of ``lang`` where the boolean mask ``exclude`` is true are left
         out.  ``visible``: the rows per language that had arrived with the page (its own
         included); later pages are left out, so what a page is compared with as it arrives does
-        not depend on how far the site's other pages have got through the pipelines meanwhile."""
+        not depend on how far the site's other pages have got through the pipelines meanwhile.
+        ``looked`` gets every row the result depends on (the bags' best two and the rows filled
+        in by length): both are chosen in a stable order, so excluding any other row leaves the
+        result as it is."""
         bags = index.bags
         limit = None if visible is None else visible.get(lang, 0)
         found = bags.query(content, lang, translate=self.translator(content.lang, lang), k=max(k, 2), day=day,
@@ -114,6 +117,9 @@ class ContentCandidates:
         ok[[c.row for c in out if c.row < len(ok)]] = False
         rows = np.flatnonzero(ok)
         rows = rows[np.argsort(diff[rows], kind="stable")[:max(0, k - len(out))]].tolist()
+        if looked is not None:
+            looked += found.rows.tolist()
+            looked += rows
         return out + [ContentCandidate(r, float("nan"), False) for r in rows]
 
     def is_mutual(self, index: SiteIndex, url1: str, url2: str) -> bool | None:

@@ -39,6 +39,7 @@ from matchers.content.content_candidates import ContentCandidates
 from matchers.content.content_match import AlignedSentences, ContentMatch, match_content, prefix_share
 from matchers.content.content_schedule import combined_score, is_mature, maturity, required_share
 from matchers.content.dictionary_filter import BilingualDictionary
+from matchers.content.sweep_state import SweepSearches, TakenRows
 from matchers.content.training_pairs import TrainingPairs
 from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
@@ -228,7 +229,7 @@ class ContentFilter:
         self, site_id: int, index: SiteIndex, content: PageContent, langs: list[str],
         exclude: Callable[[str], np.ndarray | None], day: int | None, young: bool = False,
         mutual_only: bool = False,
-        visible: dict[str, int] | None = None,
+        visible: dict[str, int] | None = None, looked: dict[str, list[int]] | None = None,
     ) -> dict[str, _Rescued]:
         """Pages of ``langs`` that only content can pair with ``content``'s page (published on
         ``day``): the closest in translated bag of words (matchers.content.content_candidates), not
@@ -236,7 +237,9 @@ class ContentFilter:
         with ``young`` (as pages arrive, where such pairs are what trains a model no template
         match will), only a mutual best is aligned, and needs the share scaled by the model's
         maturity; without ``young`` a language pair whose model is young is not searched (at
-        close, where such a pair would only stand in the way of evidence from a third language)."""
+        close, where such a pair would only stand in the way of evidence from a third language).
+        ``looked`` gets, per language searched, the rows the search's result depends on
+        (ContentCandidates.find)."""
         cfg = self.config
         out: dict[str, _Rescued] = {}
         if content.worded_sentences < cfg.content_rescue_min_sentences:
@@ -253,7 +256,8 @@ class ContentFilter:
                 model, cfg.content_rescue_min_share, cfg.content_mature_sentences)
             need_mutual = min(need, MUTUAL_MIN_SHARE * maturity(model, cfg.content_mature_sentences))
             found = self.finder.find(index, content, day, lang, cfg.content_rescue_candidates,
-                                     exclude=exclude(lang), visible=visible)
+                                     exclude=exclude(lang), visible=visible,
+                                     looked=looked.setdefault(lang, []) if looked is not None else None)
             rescued = _Rescued(maturity(model, cfg.content_mature_sentences))
             for cand in found:
                 if (mutual_only or not mature) and not cand.mutual:
@@ -414,30 +418,39 @@ class ContentFilter:
             has.add((c.url2, c.lang1))
         found: list[FoundPair] = []
         seen: set[frozenset[str]] = set()
+        searches = SweepSearches()
         while True:
             with self.finder.index_fixed():
-                new = self._sweep_pass(site_id, index, has, seen)
+                new = self._sweep_pass(site_id, index, has, seen, searches)
             if not new:
                 return found
             found += new
+            searches.passes += 1
             for url, lang, other_url, other, *_ in new:
                 has.add((url, other))
                 has.add((other_url, lang))
+                searches.taken(index, url, other)
+                searches.taken(index, other_url, lang)
 
     def _sweep_pass(
-        self, site_id: int, index: SiteIndex, has: set[tuple[str, str]], seen: set[frozenset[str]]
+        self, site_id: int, index: SiteIndex, has: set[tuple[str, str]], seen: set[frozenset[str]],
+        searches: SweepSearches,
     ) -> list[FoundPair]:
-        taken = _Taken(index, has)
+        taken = TakenRows(index, has)
         found: list[FoundPair] = []
         for lang, lindex in index.languages.items():
             taken.lang = lang
             for row, url in enumerate(lindex.urls):
                 content = lindex.content[row]
-                missing = [o for o in index.languages if o != lang and (url, o) not in has]
+                missing = [o for o in index.languages
+                           if o != lang and (url, o) not in has and searches.changed(lang, row, o)]
                 if content is None or not missing:
                     continue
                 day = index.bags.day(lang, row)
-                for other, got in self._rescue(site_id, index, content, missing, taken.mask, day).items():
+                looked: dict[str, list[int]] = {}
+                rescued = self._rescue(site_id, index, content, missing, taken.mask, day, looked=looked)
+                searches.searched(lang, row, missing, looked)
+                for other, got in rescued.items():
                     for k, r in enumerate(got.rows.tolist()):
                         other_url = index.index(other).urls[r]
                         key = frozenset((url, other_url))
@@ -531,22 +544,3 @@ def _rows_mask(rows: set[tuple[str, int]], lang: str) -> np.ndarray:
     mask = np.zeros(max(mine, default=-1) + 1, dtype=bool)
     mask[mine] = True
     return mask
-
-
-class _Taken:
-    """Pages that already have a candidate in ``lang``, per language (for the close sweep)."""
-
-    def __init__(self, index: SiteIndex, has: set[tuple[str, str]]) -> None:
-        self.index, self.has, self.lang = index, has, ""
-        self._masks: dict[tuple[str, str], np.ndarray] = {}
-
-    def mask(self, other_lang: str) -> np.ndarray:
-        """The rows of ``other_lang`` that have a candidate in ``lang``, made once per pass
-        (``has`` changes only between passes)."""
-        key = (other_lang, self.lang)
-        mask = self._masks.get(key)
-        if mask is None:
-            urls = self.index.index(other_lang).urls
-            mask = np.fromiter(((u, self.lang) in self.has for u in urls), dtype=bool, count=len(urls))
-            self._masks[key] = mask
-        return mask
