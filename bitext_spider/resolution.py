@@ -18,8 +18,9 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
    alignment of each page with its best match) are kept for the final pairs and deleted for the
    others; the final pairs without stored sentences are aligned with the final models.
 
-Then every site's model training is saved and, with ``BITEXT_CONTENT_MODEL_FOLD``, folded into the
-stored models.  A step that fails is logged and counted (``bitext/errors/close_step``); the steps
+Every site's model training is saved and, with ``BITEXT_CONTENT_MODEL_FOLD``, folded into the
+stored models beside the steps, on a thread of its own: no step trains the models, and most of
+the save (compression, copies, the database write) does not hold the interpreter's lock.  A step that fails is logged and counted (``bitext/errors/close_step``); the steps
 after it still run, so the pairs already found are not lost.
 
 The settings alone say which steps run (``BITEXT_ENABLED`` and the values above), so a crawl and
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -134,8 +136,10 @@ class Resolver:
                 stats.set_value(key, 0)
         total: Counter[str] = Counter()
         sentences = 0
+        sites = list(sites)
         if self.content is not None:
             self.content.flush_training()
+        saving = self._save_models_beside(sites)
         for state in sites:
             content, dictionary = self.content, self.dictionary
             if content is not None:
@@ -155,13 +159,39 @@ class Resolver:
                 stats.set_value(f"bitext/content/{key}", n)
             stats.set_value("bitext/content/sentences_stored", sentences)
             stats.set_value("bitext/sentences", sentences)
-        with self._timed("models"):
-            self.runtime.save_models()
+        if saving is not None:
+            saving.join()
+        else:
+            self._save_models()
         stats.set_value("bitext/pairs", sum(total.values()))
         for langs, n in sorted(total.items()):
             stats.set_value(f"bitext/pairs/{langs}", n)
         self.runs += 1
         return total
+
+    def _save_models_beside(self, sites: list[SiteState]) -> threading.Thread | None:
+        """Start saving the models' training (module docstring).  Every model a step can ask for
+        (a pair of the site's languages) is read first: read during the save, a site's saved
+        training could already be folded away, or a stored model already hold another site's."""
+        if self.content is not None:
+            models = self.runtime.models
+            try:
+                for state in sites:
+                    langs = sorted(state.index.languages)
+                    for i, lang1 in enumerate(langs):
+                        for lang2 in langs[i + 1:]:
+                            models.get(lang1, lang2, state.site_id)
+            except Exception:
+                logger.exception("reading the translation models failed; they are saved after the steps")
+                return None
+
+        thread = threading.Thread(target=self._save_models, name="bitext-save-models", daemon=True)
+        thread.start()
+        return thread
+
+    def _save_models(self) -> None:
+        with self._timed("models"):
+            self.runtime.save_models()
 
     # -- the steps: read from the store, compute (matchers), write back ------------------------
     def _content(self, content: ContentFilter, state: SiteState) -> None:

@@ -2,6 +2,7 @@
 schedule and rescue, the model's persistence, the sentences of final pairs."""
 
 import asyncio
+import threading
 
 import numpy as np
 import pytest
@@ -365,3 +366,37 @@ def test_training_is_applied_once_it_adds_a_sixteenth_of_the_model_and_all_of_it
     content.flush_training()  # nothing left
     assert models.model.sentences_seen == 1650
 
+
+
+def test_the_models_are_saved_beside_the_close_steps(tmp_path, monkeypatch):
+    """The save starts before the steps, on a thread of its own, and has ended when the
+    resolution returns: the stored model holds the site's training."""
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10)
+    model = train(runtime)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    started, seen = threading.Event(), {}
+    save = runtime.save_models
+
+    def save_models():
+        seen["save"] = threading.current_thread().name
+        started.set()
+        save()
+
+    monkeypatch.setattr(runtime, "save_models", save_models)
+    resolver = runtime.resolver
+    sentences = resolver._sentences
+
+    def last_step(content, state):
+        seen["started before the last step"] = started.wait(5)
+        seen["step"] = threading.current_thread().name
+        return sentences(content, state)
+
+    monkeypatch.setattr(resolver, "_sentences", last_step)
+    close()
+    assert seen["started before the last step"] and seen["save"] != seen["step"]
+    assert crawler.stats.get_value("bitext/pairs") == 1
+    store = Store(runtime.config.db_url, create=False)
+    assert store.model_row("en", "fr").sentences_seen == model.sentences_seen > 0
+    assert not model.has_pending
+    store.close()
