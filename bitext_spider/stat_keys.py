@@ -210,7 +210,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/time/after_last_response_s", "Seconds from the last response's arrival to the spider's close "
          "(the close-time work the crawl waits for).", _CRAWL),
     Stat("bitext/time/close/<step>_s", "Seconds of each close-time step, summed over the sites and over "
-         "the resolutions of the crawl.", _CRAWL),
+         "the resolutions of the crawl. `models` (saving and folding the translation models' training) runs "
+         "on a thread of its own beside the other steps, so its seconds overlap theirs.", _CRAWL),
     Stat("bitext/time/gc_s", "Seconds the crawl process spent in Python's garbage collector while matching "
          "(`BITEXT_GC_THRESHOLD`).", _CRAWL),
     Stat("bitext/gc/collections", "Garbage collections in the crawl process while matching.", _CRAWL),

@@ -329,3 +329,28 @@ def test_an_openings_share_is_that_of_the_openings_aligned_as_pages(model: Trans
             assert prefix_share(model, a, other, 0.5, 8) == pytest.approx(whole.share)
         words, ids, _ = _opening(a, 8)
         assert set(words) == {w for s in d1[:8] for w in s} and ids.max() == len(words) - 1
+
+
+@pytest.mark.parametrize("kind", ["tiny", "huge"])
+def test_long_sentences_score_as_the_sum_of_their_words_logarithms(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernel takes one logarithm per product of its words' factors: a long sentence's product
+    leaves float64's range (below 1e-308 with rare words, above 1e308 with a word repeated) and
+    must be folded into the sum on the way."""
+    import matchers.content.sentence_align as sentence_align
+
+    monkeypatch.setattr(sentence_align, "_split_unsupported_merges", lambda beads, *args: beads)
+    monkeypatch.setattr(sentence_align, "_split_two_two", lambda beads, *args: beads)
+    rng = np.random.default_rng(7)
+    m = TranslationModel("xa", "xb", uniform=1e-4)
+    if kind == "tiny":  # untrained, different words: every factor about 1e-2
+        d1 = [[f"a{i}" for i in rng.integers(0, 400, size=n)] for n in (250, 180, 3)]
+        d2 = [[f"b{i}" for i in rng.integers(0, 400, size=n)] for n in (240, 3, 190)]
+    else:  # one number repeated: its identical token translates it, a factor of about the sentence's length
+        d1 = [["7"] * n for n in (220, 200, 5)]
+        d2 = [["7"] * n for n in (210, 6, 205)]
+    c1, c2 = chars(d1), chars(d2)
+    beads = align(d1, d2, c1, c2, m)
+    bead_score, best = reference_score(d1, d2, c1, c2, m)
+    path = sum(bead_score(b.src, b.tgt) for b in beads)
+    assert math.isfinite(path)
+    assert path == pytest.approx(best, rel=1e-9, abs=1e-9)

@@ -374,6 +374,11 @@ def _sigmoid(x: float) -> float:
 
 # -- kernels ----------------------------------------------------------------------------------
 
+# A running product of the kernel's factors (each between the smallest NULL translation
+# probability and a sentence's length plus one) is folded into its log-sum past these bounds.
+_TINY = 1e-150
+_HUGE = 1e150
+
 
 @numba.njit(cache=_CACHE, nogil=True)
 def _block_terms(b0, b1, s0, bid1, off1, bid2, off2, base2, t21, t12, tlo, thi, bg1, bg2,
@@ -411,27 +416,45 @@ def _block_terms(b0, b1, s0, bid1, off1, bid2, off2, base2, t21, t12, tlo, thi, 
                 c = t - lo
                 lt = off2[t + 1] - off2[t]
                 merge = s > 0 and t <= thi[s - 1]  # ({s-1, s}, {t}) is a bead of the band
+                # Sums of logarithms as logarithms of products: the logarithm was most of this
+                # kernel's time.  A product goes into the sum before it could leave float64's range.
                 acc = 0.0
                 acc2 = 0.0
+                pr = 1.0
+                pr2 = 1.0
                 for p in range(off2[t] - base2, off2[t + 1] - base2):
                     null = t21[0, bid2[p]]
-                    acc += math.log(null + pa_cur[p])
+                    pr *= null + pa_cur[p]
+                    if pr < _TINY or pr > _HUGE:
+                        acc += math.log(pr)
+                        pr = 1.0
                     if merge:
-                        acc2 += math.log(null + pa_prev[p] + pa_cur[p])
-                a11[s, c] = acc - bg2[t] - lt * math.log(ls + 1)
+                        pr2 *= null + pa_prev[p] + pa_cur[p]
+                        if pr2 < _TINY or pr2 > _HUGE:
+                            acc2 += math.log(pr2)
+                            pr2 = 1.0
+                a11[s, c] = acc + math.log(pr) - bg2[t] - lt * math.log(ls + 1)
                 if merge:
-                    a21[s, c] = acc2 - bg2[t] - lt * math.log(lprev + ls + 1)
+                    a21[s, c] = acc2 + math.log(pr2) - bg2[t] - lt * math.log(lprev + ls + 1)
                 acc = 0.0
                 acc2 = 0.0
+                pr = 1.0
+                pr2 = 1.0
                 ltp = off2[t] - off2[t - 1] if t > 0 else 0
                 for q in range(ls):
                     null = t12[bid1[q0 + q - base1], 0]
-                    acc += math.log(null + pb[c, q])
+                    pr *= null + pb[c, q]
+                    if pr < _TINY or pr > _HUGE:
+                        acc += math.log(pr)
+                        pr = 1.0
                     if c > 0:
-                        acc2 += math.log(null + pb[c - 1, q] + pb[c, q])
-                b11[s, c] = acc - bg1[s] - ls * math.log(lt + 1)
+                        pr2 *= null + pb[c - 1, q] + pb[c, q]
+                        if pr2 < _TINY or pr2 > _HUGE:
+                            acc2 += math.log(pr2)
+                            pr2 = 1.0
+                b11[s, c] = acc + math.log(pr) - bg1[s] - ls * math.log(lt + 1)
                 if c > 0:
-                    b12[s, c] = acc2 - bg1[s] - ls * math.log(ltp + lt + 1)
+                    b12[s, c] = acc2 + math.log(pr2) - bg1[s] - ls * math.log(ltp + lt + 1)
         pa_prev, pa_cur = pa_cur, pa_prev
 
 
