@@ -283,19 +283,25 @@ def _merge_sorted(k1, a1, b1, k2, a2, b2):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=_CACHE, nogil=True)
-def _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12):  # pragma: no cover - compiled
+def _fill_learned(keys, starts, c21, c12, rg, cg, colmap, den1, den2, t21, t12):  # pragma: no cover - compiled
     # Learned part of t = (c + lam * t0) / (c(e) + lam): the defaults are already in place.  A row
-    # (one lang1 word) is a contiguous slice of the sorted keys.  Scanning it costs its length;
-    # searching each wanted column in it costs ~ncols * log2(length): NULL and frequent words have
-    # rows as long as the other vocabulary, so those are searched.
+    # (one lang1 word) is a contiguous slice of the sorted keys, from starts[g] to starts[g + 1]
+    # when the rows' starts are given (an empty ``starts``: searched).  Scanning it costs its
+    # length; searching each wanted column in it costs ~ncols * log2(length): NULL and frequent
+    # words have rows as long as the other vocabulary, so those are searched.
     ncols = cg.size
     order = np.argsort(cg)
     for i in range(rg.size):
         g = rg[i]
         if g < 0:
             continue
-        lo = np.searchsorted(keys, g << 32)
-        hi = np.searchsorted(keys, (g + 1) << 32)
+        if starts.size == 0:
+            lo = np.searchsorted(keys, g << 32)
+            hi = np.searchsorted(keys, (g + 1) << 32)
+        elif g + 1 < starts.size:
+            lo, hi = starts[g], starts[g + 1]
+        else:
+            continue  # a word with no entry in the table
         n = hi - lo
         if n <= 0:
             continue

@@ -70,6 +70,7 @@ NULL = "\x00NULL"  # index 0 of both vocabularies; no tokenizer produces it
 # Delta merged (and pruned) past max(this, main / 8): lower prunes young models early, costing pairs.
 # Pending summed past max(this, pending / 4): small, as a crawl holds a model per language pair.
 _DELTA_MIN, _PENDING_MIN = 1 << 16, 1 << 14
+_NO_STARTS = np.zeros(0, np.int64)  # the delta table's rows are searched: it changes with every update
 
 
 
@@ -115,6 +116,7 @@ class TranslationModel:
         self._delta = _empty_store()
         self._version = 0
         self._bg: tuple[int, np.ndarray, np.ndarray, float, float] | None = None
+        self._main_rows: tuple[np.ndarray, np.ndarray] | None = None  # (main keys, each row's start)
         self.clear_pending()
         # Until first cleared, an empty model's pending counts are its tables (less the entries
         # pruned below min_count): not kept twice.
@@ -219,10 +221,21 @@ class TranslationModel:
         colmap = np.full(len(self._words2), -1, np.int64)
         known = cg >= 0
         colmap[cg[known]] = np.flatnonzero(known)
-        for keys, c21, c12 in (self._main, self._delta):
+        for (keys, c21, c12), starts in ((self._main, self._row_starts()), (self._delta, _NO_STARTS)):
             if len(keys):
-                _fill_learned(keys, c21, c12, rg, cg, colmap, den1, den2, t21, t12)
+                _fill_learned(keys, starts, c21, c12, rg, cg, colmap, den1, den2, t21, t12)
         return LocalTables(t21, t12, lex.bg1[rows], lex.bg2[cols])
+
+    def _row_starts(self) -> np.ndarray:
+        """Where each lang1 word's entries start in the main table (and where the last ends): the
+        main table changes only when the delta is merged into it, while every alignment looks up
+        the rows of a page's words, so they are found once, not searched each time."""
+        keys = self._main[0]
+        cached = self._main_rows
+        if cached is None or cached[0] is not keys:
+            n1 = int(keys[-1] >> 32) + 1 if len(keys) else 0
+            cached = self._main_rows = (keys, np.searchsorted(keys, np.arange(n1 + 1, dtype=np.int64) << 32))
+        return cached[1]
 
     def local_tables(self, words1: Sequence[str], words2: Sequence[str], dtype: type = np.float32) -> LocalTables:
         """:meth:`tables` for two whole vocabularies."""
