@@ -130,16 +130,37 @@ class Resolver:
     def run(self, sites: Iterable[SiteState]) -> Counter[str]:
         """Resolve every site in ``sites``; returns the final pairs by language pair."""
         stats = self.runtime.stats
-        store = self.runtime.store
         for key in _PER_RUN:
             if stats.get_value(key) is not None:
                 stats.set_value(key, 0)
-        total: Counter[str] = Counter()
-        sentences = 0
         sites = list(sites)
         if self.content is not None:
             self.content.flush_training()
         saving = self._save_models_beside(sites)
+        try:
+            total, sentences = self._resolve_sites(sites)
+        finally:
+            # Also when a step raises: the save ends before the crawl closes the store.
+            if saving is not None:
+                saving.join()
+        if saving is None:
+            self._save_models()
+        if self.content is not None:
+            for key, n in self.content.counts.items():
+                stats.set_value(f"bitext/content/{key}", n)
+            stats.set_value("bitext/content/sentences_stored", sentences)
+            stats.set_value("bitext/sentences", sentences)
+        stats.set_value("bitext/pairs", sum(total.values()))
+        for langs, n in sorted(total.items()):
+            stats.set_value(f"bitext/pairs/{langs}", n)
+        self.runs += 1
+        return total
+
+    def _resolve_sites(self, sites: list[SiteState]) -> tuple[Counter[str], int]:
+        """Steps 1-5 for each site: the final pairs by language pair, and the sentences stored."""
+        store = self.runtime.store
+        total: Counter[str] = Counter()
+        sentences = 0
         for state in sites:
             content, dictionary = self.content, self.dictionary
             if content is not None:
@@ -154,20 +175,7 @@ class Resolver:
             logger.info("site %s: %d pairs", state.key, sum(by_langs.values()))
             if content is not None:
                 sentences += self._step(state, "sentences", lambda s, f=content: self._sentences(f, s)) or 0
-        if self.content is not None:
-            for key, n in self.content.counts.items():
-                stats.set_value(f"bitext/content/{key}", n)
-            stats.set_value("bitext/content/sentences_stored", sentences)
-            stats.set_value("bitext/sentences", sentences)
-        if saving is not None:
-            saving.join()
-        else:
-            self._save_models()
-        stats.set_value("bitext/pairs", sum(total.values()))
-        for langs, n in sorted(total.items()):
-            stats.set_value(f"bitext/pairs/{langs}", n)
-        self.runs += 1
-        return total
+        return total, sentences
 
     def _save_models_beside(self, sites: list[SiteState]) -> threading.Thread | None:
         """Start saving the models' training (module docstring).  Every model a step can ask for

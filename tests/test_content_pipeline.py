@@ -3,6 +3,7 @@ schedule and rescue, the model's persistence, the sentences of final pairs."""
 
 import asyncio
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -400,3 +401,30 @@ def test_the_models_are_saved_beside_the_close_steps(tmp_path, monkeypatch):
     assert store.model_row("en", "fr").sentences_seen == model.sentences_seen > 0
     assert not model.has_pending
     store.close()
+
+
+def test_a_close_step_that_raises_still_waits_for_the_models_save(tmp_path, monkeypatch):
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10)
+    model = train(runtime)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    assert runtime.writer.flush(10)
+    save = runtime.save_models
+
+    def slow_save():
+        time.sleep(0.5)
+        save()
+
+    def broken(site_id):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(runtime, "save_models", slow_save)
+    monkeypatch.setattr(runtime.store, "resolve_site", broken)
+    with pytest.raises(RuntimeError):
+        runtime.resolver.run(list(runtime.sites.values()))
+    assert not [t for t in threading.enumerate() if t.name == "bitext-save-models"]
+    store = Store(runtime.config.db_url, create=False)
+    assert store.model_row("en", "fr").sentences_seen == model.sentences_seen
+    store.close()
+    monkeypatch.undo()
+    close()
