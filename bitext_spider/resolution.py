@@ -20,8 +20,9 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
 
 Every site's model training is saved and, with ``BITEXT_CONTENT_MODEL_FOLD``, folded into the
 stored models beside the steps, on a thread of its own: no step trains the models, and most of
-the save (compression, copies, the database write) does not hold the interpreter's lock.  A step that fails is logged and counted (``bitext/errors/close_step``); the steps
-after it still run, so the pairs already found are not lost.
+the save (compression, copies, the database write) does not hold the interpreter's lock.  A step
+that fails is logged and counted (``bitext/errors/close_step``); the steps after it still run,
+so the pairs already found are not lost.
 
 The settings alone say which steps run (``BITEXT_ENABLED`` and the values above), so a crawl and
 ``bitext resolve`` with the same settings run the same steps.  The steps' computations are in
