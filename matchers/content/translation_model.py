@@ -560,6 +560,7 @@ class TranslationModel:
             keep[ties] = True
             keys, c21, c12 = keys[keep], c21[keep], c12[keep]
         self._main = (keys, c21, c12)
+        self._main_rows = None  # the old table's row starts, and the table itself, can go
         self._delta = _empty_store()
         self._version += 1
 
