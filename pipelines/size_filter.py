@@ -31,11 +31,11 @@ def size_candidates(
     own = (page.size_bytes, page.size_chars, page.n_tags, page.n_paragraphs)
     for cand in candidates:
         compared += len(cand)
-        keep, scores = size_passing(
+        keep, rows, scores = size_passing(
             own, index.index(cand.lang).size_columns(), cand.rows,
             config.size_file_tolerance, config.size_tags_tolerance, config.size_paragraphs_tolerance,
         )
-        cand.take(keep)
+        cand.take(keep, rows)
         cand.add_scores(**scores)
     return [c for c in candidates if len(c)], compared
 

@@ -49,8 +49,9 @@ def test_size_passing_selects_and_scores_what_the_mask_does():
         tolerances = (0.30, 0.20, 0.40) if rng.random() < 0.5 else tuple(rng.random(3))
         scores = size_scores(own, tuple(c[rows] for c in columns))
         expected = np.flatnonzero(size_mask(scores, *tolerances))
-        keep, kept_scores = size_passing(own, columns, rows, *tolerances)
+        keep, kept_rows, kept_scores = size_passing(own, columns, rows, *tolerances)
         assert keep.tolist() == expected.tolist()
+        assert kept_rows.tolist() == rows[expected].tolist()
         for name, values in scores.items():
             assert kept_scores[name].tolist() == values[expected].tolist()  # the very same floats
 

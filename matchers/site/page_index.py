@@ -108,9 +108,10 @@ class CandidateSet:
             self.scores[name] = merged
         self.rows = np.concatenate([self.rows, rows])
 
-    def take(self, positions: np.ndarray) -> None:
-        """Keep only the candidates at ``positions`` (increasing indices into ``rows``)."""
-        self.rows = self.rows[positions]
+    def take(self, positions: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """Keep only the candidates at ``positions`` (increasing indices into ``rows``);
+        ``rows``: ``self.rows[positions]`` when the caller has it already."""
+        self.rows = self.rows[positions] if rows is None else rows
         self.scores = {k: v[positions] for k, v in self.scores.items()}
 
     def narrow(self, mask: np.ndarray) -> None:
@@ -172,6 +173,7 @@ class SiteIndex:
         self._fingerprints: dict[str, dict[bytes, str]] = {}  # language -> sequence hash -> URL
         # The pages' bags of words, for candidates on content alone (same rows as the languages).
         self.bags = BagIndex()
+        self._rows = np.zeros(0, dtype=np.int64)
 
     def __contains__(self, url: str) -> bool:
         return url in self._urls
@@ -205,7 +207,7 @@ class SiteIndex:
         if page.url in self._urls:
             return []
         candidates = [
-            CandidateSet(lang=lang, rows=np.arange(len(index), dtype=np.int64))
+            CandidateSet(lang=lang, rows=self._row_numbers(len(index)))
             for lang, index in self.languages.items()
             if lang != page.lang and len(index)
         ]
@@ -219,6 +221,17 @@ class SiteIndex:
         if len(page.tokens) >= MIN_DUP_TOKENS:
             self._fingerprints.setdefault(page.lang, {}).setdefault(page.fingerprint, page.url)
         return candidates
+
+    def _row_numbers(self, n: int) -> np.ndarray:
+        """``arange(n)`` as a read-only view of one growing buffer.
+
+        A new array of a large site's rows at every page would cost an allocation, and numpy
+        lets the GIL go while it fills one that long: the reactor thread, which registers the
+        pages, would then wait to have it back from the crawl's other threads."""
+        if len(self._rows) < n:
+            self._rows = np.arange(max(n, 2 * len(self._rows), 256), dtype=np.int64)
+            self._rows.flags.writeable = False
+        return self._rows[:n]
 
     def admit(self, page: PageFeatures) -> tuple[str | None, list[CandidateSet]]:
         """The one way a page enters its site's index, as it arrives or when a crawl resumes from

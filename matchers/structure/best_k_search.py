@@ -2,7 +2,7 @@
 
 The search is that of Tomás et al., *WebMining*, section 2.2 (edit distance under the threshold,
 then the chunk-length correlation), narrowed as described in
-:func:`matchers.structure.structure_filter._best_k`: rows compared lowest lower bound first in
+:func:`matchers.structure.structure_filter._search`: rows compared lowest lower bound first in
 growing batches, the ``keep``-th passed row and the best one bounding what is left.
 
 It is one call that releases the GIL for a page's whole search.  The filter runs in a thread
@@ -54,7 +54,7 @@ def _margin_limit(best: float, longer: int, margin: float) -> int:  # pragma: no
 def best_k_search(
     query, q_hist, flat, offsets, hists, rows, lengths, limits, min_correlation, keep, use_margin, margin, max_cells
 ):  # pragma: no cover - compiled
-    """``(dist, corr, chunks, good)`` of :func:`matchers.structure.structure_filter._best_k`.
+    """``(dist, corr, chunks, good)`` of :func:`matchers.structure.structure_filter._search`.
 
     ``query`` int32 tokens with histogram ``q_hist``; ``flat``/``offsets``/``hists`` the
     store's arrays; ``rows``, ``lengths`` and ``limits`` (scaled, int64) per candidate.
@@ -130,3 +130,58 @@ def best_k_search(
             if dist[k] > _margin_limit(best, longer[k], margin):
                 good[k] = False
     return dist, corr, chunks, good
+
+
+@numba.njit(nogil=True, cache=_CACHE)
+def search_candidates(
+    query, q_hist, flat, offsets, hists, store_lengths, rows, ratio, best_col, use_margin, margin,
+    min_correlation, keep, max_cells,
+):  # pragma: no cover - compiled
+    """One language's part of :func:`matchers.structure.structure_filter.structure_filter` with
+    ``keep`` > 0, from the candidates' rows to the kept ones, in one call that holds no GIL.
+
+    Returns ``(positions, edit_distance, structure_threshold, structure, chunk_correlation,
+    aligned_chunks)``: the increasing positions in ``rows`` of the candidates kept and their
+    scores.  ``best_col`` is the language's record of each earlier page's best similarity with
+    the new page's language (``BestStructure``; rows past its end know nothing), read only with
+    ``use_margin``.  The thresholds and margins are those of
+    :func:`matchers.structure.structure_threshold.scaled_limits` and
+    :func:`matchers.structure.best_structure.pruning_limits`, the same operations in order.
+
+    Why one call: numpy releases the GIL inside most operations on a few thousand elements, and
+    a thread that lets it go beside the busy reactor waits up to the switch interval to have it
+    back.  With the limits, the records and the narrowing in numpy around the search, a page of
+    a large site waited once for each of them.
+    """
+    n = rows.shape[0]
+    nq = query.shape[0]
+    lengths = np.empty(n, np.int64)
+    threshold = np.empty(n, np.int64)
+    limits = np.empty(n, np.int64)
+    for k in range(n):
+        length = store_lengths[rows[k]]
+        lengths[k] = length
+        longer = max(length, nq)
+        threshold[k] = np.int32(np.floor(ratio * longer * SCALE + 1e-9))
+        limits[k] = threshold[k]
+        if use_margin and rows[k] < best_col.shape[0]:
+            limits[k] = min(limits[k], _margin_limit(best_col[rows[k]], longer, margin))
+    dist, corr, chunks, good = best_k_search(
+        query, q_hist, flat, offsets, hists, rows, lengths, limits, min_correlation, keep, use_margin, margin,
+        max_cells,
+    )
+    passed = np.flatnonzero(good)
+    sims = _similarity(dist[passed], nq, lengths[passed])
+    if passed.shape[0] > keep:
+        top = np.argsort(-sims, kind="mergesort")[:keep]
+        passed, sims = passed[top], sims[top]
+        by_row = np.argsort(passed)
+        passed, sims = passed[by_row], sims[by_row]
+    return (
+        passed,
+        dist[passed] / SCALE,
+        threshold[passed] / SCALE,
+        sims,
+        corr[passed],
+        chunks[passed],
+    )

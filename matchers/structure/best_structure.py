@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+_EMPTY = np.zeros(0)
+
 
 class BestStructure:
     """Per row of one language's index: the best similarity with a page of each other language."""
@@ -41,6 +43,13 @@ class BestStructure:
         known = rows < len(col)
         out[known] = col[rows[known]]
         return out
+
+    def column(self, other_lang: str) -> np.ndarray:
+        """The record by row (rows past its end know nothing); read-only, for kernels."""
+        col = self._best.get(other_lang, _EMPTY)
+        view = col[:]
+        view.flags.writeable = False
+        return view
 
     def raise_to(self, other_lang: str, rows: np.ndarray, values: np.ndarray) -> None:
         """Record ``values`` for ``rows`` where they exceed what is known."""

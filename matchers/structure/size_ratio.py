@@ -79,6 +79,7 @@ def _rel(a: float, b: float) -> float:
 def _passing(own, size_bytes, size_chars, n_tags, n_paragraphs, rows, file_tol, tags_tol, paragraphs_tol):  # noqa: ANN001, ANN202
     n = len(rows)
     keep = np.empty(n, np.int64)
+    kept = np.empty(n, np.int64)
     file = np.empty(n)
     tags = np.empty(n)
     paragraphs = np.empty(n)
@@ -95,11 +96,12 @@ def _passing(own, size_bytes, size_chars, n_tags, n_paragraphs, rows, file_tol, 
         if not f <= file_tol:
             continue
         keep[k] = i
+        kept[k] = r
         file[k] = f
         tags[k] = t
         paragraphs[k] = p
         k += 1
-    return keep[:k], file[:k], tags[:k], paragraphs[:k]
+    return keep[:k], kept[:k], file[:k], tags[:k], paragraphs[:k]
 
 
 def size_passing(
@@ -109,12 +111,16 @@ def size_passing(
     file_tol: float,
     tags_tol: float,
     paragraphs_tol: float,
-) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
     """Positions in ``rows`` of the pages (``columns[k][rows]``) that pass all three size
-    comparisons, and their :func:`size_scores`; what ``size_mask(size_scores(...))`` selects, in
-    one pass that never builds the scores of the pages that fail (most of them on a large site)."""
+    comparisons, those pages' rows, and their :func:`size_scores`; what
+    ``size_mask(size_scores(...))`` selects, in one pass that never builds the scores of the pages
+    that fail (most of them on a large site).
+
+    The kernel builds every output itself: numpy would let the GIL go on arrays of a large
+    site's rows, and the reactor thread that calls this would then wait to have it back."""
     own = np.asarray(page, dtype=np.float64)
-    keep, file, tags, paragraphs = _passing(
+    keep, kept, file, tags, paragraphs = _passing(
         own, *columns, np.asarray(rows, dtype=np.int64), file_tol, tags_tol, paragraphs_tol
     )
-    return keep, {"size_file": file, "size_tags": tags, "size_paragraphs": paragraphs}
+    return keep, kept, {"size_file": file, "size_tags": tags, "size_paragraphs": paragraphs}

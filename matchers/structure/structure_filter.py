@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from matchers.site.page_index import CandidateSet, SiteIndex
-from matchers.structure.best_k_search import best_k_search
+from matchers.structure.best_k_search import search_candidates
 from matchers.structure.best_structure import pruning_limits
 from matchers.structure.chunk_correlation import MAX_CELLS, batch_chunk_correlation
 from matchers.structure.edit_distance import SCALE
@@ -35,7 +35,7 @@ def structure_filter(
     """Score and narrow ``candidates`` in place: distance threshold, then chunk-length correlation.
 
     With ``keep`` > 0 only the ``keep`` most similar candidates per language that pass both tests
-    are wanted (the store keeps no more), so the search is a best-k search (:func:`_best_k`):
+    are wanted (the store keeps no more), so the search is a best-k search (:func:`_search`):
     once ``keep`` candidates have passed, a candidate is only compared under the distance that
     would make it at least as similar as the ``keep``-th of them.  The result is that of
     scoring every pair.
@@ -49,38 +49,46 @@ def structure_filter(
     pruning = margin is not None and lang is not None
     for cand in candidates:
         other = index.index(cand.lang)
-        store = other.tags
-        other_len = store.lengths[cand.rows]
-        limits = scaled_limits(len(tokens), other_len, ratio)
-        search = limits.astype(np.int64)
-        if pruning:
-            best = other.best_structure.get(lang, cand.rows)
-            search = np.minimum(search, pruning_limits(best, longer_length(len(tokens), other_len), margin, SCALE))
         if keep > 0:
-            dist, corr, chunks, good = _best_k(
-                store, tokens, cand.rows, other_len, search, min_correlation, keep, margin if pruning else None
-            )
+            positions, *scores = _search(other.tags, tokens, cand.rows, ratio, min_correlation, keep,
+                                         other.best_structure.column(lang) if pruning else None, margin)
+            cand.take(positions)
+            cand.add_scores(**dict(zip(SCORES, scores, strict=True)))
         else:
-            dist, corr, chunks, good = _all_within(store, tokens, cand.rows, search, min_correlation)
-        known = dist >= 0
-        structure = np.where(known, similarity(np.maximum(dist, 0), len(tokens), other_len), 0.0)
-        if keep and np.count_nonzero(good) > keep:
-            best_rows = np.flatnonzero(good)[np.argsort(-structure[good], kind="stable")][:keep]
-            good = np.zeros(len(cand), dtype=bool)
-            good[best_rows] = True
-        cand.add_scores(
-            edit_distance=np.where(known, dist / SCALE, np.nan),
-            structure_threshold=limits / SCALE,
-            structure=structure,
-            chunk_correlation=corr,
-            aligned_chunks=chunks,
-        )
-        cand.narrow(good)
+            _score_all(other.tags, tokens, cand, ratio, min_correlation,
+                       other.best_structure.get(lang, cand.rows) if pruning else None, margin)
         if pruning and len(cand):
             kept = cand.scores["structure"]
             other.best_structure.raise_to(lang, cand.rows, kept)
             if row is not None:
                 index.index(lang).best_structure.raise_to(cand.lang, np.array([row]), np.array([kept.max()]))
+
+
+# The scores the filter adds to each candidate it keeps.
+SCORES = ("edit_distance", "structure_threshold", "structure", "chunk_correlation", "aligned_chunks")
+
+
+def _score_all(
+    store: TagSequenceStore, tokens: np.ndarray, cand: CandidateSet, ratio: float, min_correlation: float,
+    best: np.ndarray | None, margin: float | None,
+) -> None:
+    """Score every candidate (:func:`_all_within`) and keep those that pass both tests; with
+    ``best`` (the candidates' records) and ``margin``, each under its pruning limit too."""
+    other_len = store.lengths[cand.rows]
+    limits = scaled_limits(len(tokens), other_len, ratio)
+    search = limits.astype(np.int64)
+    if best is not None and margin is not None:
+        search = np.minimum(search, pruning_limits(best, longer_length(len(tokens), other_len), margin, SCALE))
+    dist, corr, chunks, good = _all_within(store, tokens, cand.rows, search, min_correlation)
+    known = dist >= 0
+    cand.add_scores(
+        edit_distance=np.where(known, dist / SCALE, np.nan),
+        structure_threshold=limits / SCALE,
+        structure=np.where(known, similarity(np.maximum(dist, 0), len(tokens), other_len), 0.0),
+        chunk_correlation=corr,
+        aligned_chunks=chunks,
+    )
+    cand.narrow(good)
 
 
 _Scores = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -102,17 +110,18 @@ def _all_within(
     return dist, corr, chunks, good
 
 
-def _best_k(
+def _search(
     store: TagSequenceStore,
     tokens: np.ndarray,
     rows: np.ndarray,
-    lengths: np.ndarray,
-    limits: np.ndarray,
+    ratio: float,
     min_correlation: float,
     keep: int,
-    margin: float | None = None,
-) -> _Scores:
-    """Enough of :func:`_all_within` to know the ``keep`` most similar rows that pass both tests.
+    best: np.ndarray | None,
+    margin: float | None,
+) -> tuple[np.ndarray, ...]:
+    """The ``keep`` most similar rows that pass both tests, as :func:`_all_within` would rank
+    them: ``(positions in rows, *scores)`` in the order of :data:`SCORES`.
 
     Rows are compared in batches, lowest lower bound first, so that good candidates turn up
     early.  Once ``keep`` rows have passed, the ``keep``-th of them (distance ``d_k``, longer
@@ -121,24 +130,27 @@ def _best_k(
     narrower band with an earlier exit for the DP and more rows cut by the lower bound.  On
     templated sites most size-passing pairs lie near the threshold, so this is where the time
     goes.  Correlations are computed most similar first, only for rows that can still enter the
-    best ``keep``.  Rows never compared keep distance -1.
+    best ``keep``.
 
-    With ``margin``, the new page's own best so far bounds the search the way an earlier page's
-    does in :func:`matchers.structure.best_structure.pruning_limits`: once a row with similarity ``s`` has
-    passed, only rows that can come within ``margin`` of ``s`` are compared, and of the rows
-    that pass, only those within ``margin`` of the best are kept.  With ``keep`` above 1 the
-    ``keep``-th row of a templated site is usually a same-template page near the threshold, so
-    the ``keep``-th alone barely narrows the search; the best usually is the translation, far
-    below it (docs/benchmarks.md, "Structure search").
+    With ``best`` (the earlier pages' records, matchers.structure.best_structure) and
+    ``margin``, an earlier page is only compared under the distance that brings the new page
+    within ``margin`` of its best so far, and the new page's own best bounds its search the same
+    way: once a row with similarity ``s`` has passed, only rows that can come within ``margin``
+    of ``s`` are compared, and of the rows that pass, only those within ``margin`` of the best
+    are kept.  With ``keep`` above 1 the ``keep``-th row of a templated site is usually a
+    same-template page near the threshold, so the ``keep``-th alone barely narrows the search;
+    the best usually is the translation, far below it (docs/benchmarks.md, "Structure search").
 
-    The search runs as one numba kernel (matchers.structure.best_k_search), so a page's search in
-    the filter's thread lets the GIL go and waits to have it back once per language.
+    The limits, the search and the choice of the kept rows run as one numba kernel
+    (matchers.structure.best_k_search.search_candidates), so a page's search in the filter's
+    thread lets the GIL go and waits to have it back once per language.
     """
     query = store.encode(tokens)
     flat, offsets = store.arrays()
-    return best_k_search(
-        query, store.query_histogram(query, encoded=True), flat, offsets, store.histograms(),
-        np.ascontiguousarray(rows, dtype=np.int64), np.ascontiguousarray(lengths, dtype=np.int64),
-        np.ascontiguousarray(limits, dtype=np.int64), float(min_correlation), int(keep),
-        margin is not None, 0.0 if margin is None else float(margin), MAX_CELLS,
+    use_margin = best is not None and margin is not None
+    return search_candidates(
+        query, store.query_histogram(query, encoded=True), flat, offsets, store.histograms(), store.lengths,
+        np.ascontiguousarray(rows, dtype=np.int64), float(ratio),
+        best if use_margin else np.zeros(0), use_margin, float(margin) if use_margin else 0.0,
+        float(min_correlation), int(keep), MAX_CELLS,
     )
