@@ -116,3 +116,60 @@ def test_a_fixed_index_answers_mutual_checks_as_a_changing_one_does():
     flood, rain = best["http://en.example/flood"][0], best["http://en.example/rain"][0]
     assert flood == (index.index("de").urls.index("http://de.example/flood"), True)
     assert rain == (flood[0], False)  # searched after the flood article, with the same best
+
+
+def test_a_query_ranks_as_the_numpy_formulation_of_its_cosines():
+    """Sums, cosines, blocking and the stable top-k against the same computed with numpy."""
+    import math
+    from collections import Counter
+
+    from matchers.content import bag_index as bi
+
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(60)]
+    index = bi.BagIndex()
+    for row in range(300):
+        terms = Counter({str(w): int(rng.integers(1, 4)) for w in rng.choice(words, int(rng.integers(0, 12)))})
+        day = None if rng.random() < 0.3 else int(rng.integers(0, 30))
+        with index._lock:
+            index._add("fr", row, terms, int(rng.integers(50, 500)), day)
+    bags = index._langs["fr"]
+    checked = 0
+    for _ in range(80):
+        query = {str(w): float(rng.choice([0.5, 1.0, 2.0, 3.0])) for w in rng.choice(words, int(rng.integers(1, 15)))}
+        length, k = float(rng.integers(50, 500)), int(rng.integers(1, 6))
+        day, window = int(rng.integers(0, 30)), int(rng.choice([0, 3]))
+        max_diff = float(rng.choice([1.0, 0.5]))
+        exclude = rng.random(int(rng.integers(0, 320))) < 0.2
+        limit = None if rng.random() < 0.5 else int(rng.integers(0, 300))
+        found = index._postings(query, "fr")
+        if found is None:
+            continue
+        rows_all, weights, factors, counts, qnorm = found
+        n = len(bags.norms)
+        scores = np.bincount(rows_all, weights=weights * np.repeat(factors, counts), minlength=n)[:n]
+        norms = np.frombuffer(bags.norms, dtype=np.float32).astype(np.float64)
+        cos = np.divide(scores, norms * math.sqrt(qnorm), out=np.zeros(n), where=norms > 0)
+        ok = cos > 0
+        if window > 0:
+            days = np.frombuffer(bags.days, dtype=np.int32)
+            ok &= (days < 0) | (np.abs(days - day) <= window)
+        if max_diff < 1.0:
+            lengths = np.frombuffer(bags.lengths, dtype=np.int64).astype(np.float64)
+            ok &= np.abs(lengths - length) <= max_diff * np.maximum(np.maximum(lengths, length), 1.0)
+        if limit is not None:
+            ok[limit:] = False
+        m = min(len(exclude), n)
+        ok[:m] &= ~exclude[:m]
+        rows = np.flatnonzero(ok)
+        want = rows[np.argsort(-cos[rows], kind="stable")[:k]]
+        top, cosines = bi._best_rows(
+            rows_all, weights, factors, counts, np.frombuffer(bytes(bags.norms), dtype=np.float32), math.sqrt(qnorm),
+            window > 0, np.frombuffer(bytes(bags.days), dtype=np.int32), day, window, max_diff < 1.0,
+            np.frombuffer(bytes(bags.lengths), dtype=np.int64), length, max_diff, -1 if limit is None else limit,
+            exclude, k,
+        )
+        assert top.tolist() == want.tolist()
+        assert cosines.tolist() == cos[want].tolist()
+        checked += len(want) > 0
+    assert checked > 40

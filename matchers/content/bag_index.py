@@ -29,12 +29,14 @@ editions with a bilingual dictionary and compare only articles published close i
 from __future__ import annotations
 
 import math
+import os
 import threading
 from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
 
 from matchers.content.dictionary_filter import stopwords
@@ -50,6 +52,8 @@ MIN_PAGES_DF_CAP = 20
 # candidate in, and the mutual-best check queries its best page back, so a page's terms are
 # wanted several times in a row.
 TERMS_CACHE = 32
+
+_CACHE = os.path.isfile(__file__)
 
 
 def page_terms(content: PageContent, stop: frozenset[str]) -> Counter[str]:
@@ -174,21 +178,38 @@ class BagIndex:
         (rows past its end are not), and so are rows from ``limit`` on: only rows below it are
         compared (the pages that had arrived when a page did)."""
         query = translated_terms(self._query_terms(content), translate)
-        with self._lock:
-            return self._query(query, float(content.length), other_lang, k, day, window, max_length_diff, exclude,
-                               limit)
-
-    def _query(
-        self, query: dict[str, float], length: float, other_lang: str, k: int, day: int | None, window: int,
-        max_length_diff: float, exclude: np.ndarray | None, limit: int | None = None,
-    ) -> BagMatch:
         empty = BagMatch(np.zeros(0, np.int64), np.zeros(0))
-        bags = self._langs.get(other_lang)
-        if bags is None or not len(bags.norms) or k <= 0:
+        if k <= 0:
             return empty
+        # The postings and columns are copied under the lock; the sums run outside it, so the
+        # crawl's thread adding a page never waits for them.
+        with self._lock:
+            found = self._postings(query, other_lang)
+            if found is None:
+                return empty
+            bags = self._langs[other_lang]
+            norms, days, lengths = bytes(bags.norms), bytes(bags.days), bytes(bags.lengths)
+        rows, weights, factors, counts, qnorm = found
+        top, cosines = _best_rows(
+            rows, weights, factors, counts, np.frombuffer(norms, dtype=np.float32), math.sqrt(qnorm),
+            day is not None and window > 0, np.frombuffer(days, dtype=np.int32), day or 0, window,
+            max_length_diff < 1.0, np.frombuffer(lengths, dtype=np.int64), float(content.length), max_length_diff,
+            -1 if limit is None else max(0, limit),
+            exclude if exclude is not None else np.zeros(0, dtype=bool), k,
+        )
+        return BagMatch(top, cosines) if len(top) else empty
+
+    def _postings(
+        self, query: dict[str, float], other_lang: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None:
+        """The query terms' postings joined (rows, weights), each term's factor and posting
+        length, and the query's squared norm; None when no term counts."""
+        bags = self._langs.get(other_lang)
+        if bags is None or not len(bags.norms):
+            return None
         n_pages = len(bags.norms)
         qnorm = 0.0
-        # The matching terms' postings are joined and summed in one bincount: a numpy call per term
+        # The matching terms' postings are joined and summed in one kernel: a numpy call per term
         # cost more than the sums themselves (a page has hundreds of terms).
         row_parts: list[array] = []
         weight_parts: list[array] = []
@@ -211,30 +232,12 @@ class BagIndex:
             factors.append(wq * idf)
             counts.append(df)
         if qnorm <= 0.0:
-            return empty
-        rows_all = np.frombuffer(b"".join(row_parts), dtype=np.int32)
-        weights_all = np.frombuffer(b"".join(weight_parts), dtype=np.float32) * np.repeat(factors, counts)
-        scores = np.bincount(rows_all, weights=weights_all, minlength=n_pages)[:n_pages]
-        norms = np.frombuffer(bags.norms, dtype=np.float32).astype(np.float64)
-        cos = np.divide(scores, norms * math.sqrt(qnorm), out=np.zeros(n_pages), where=norms > 0)
-        ok = cos > 0
-        if day is not None and window > 0:
-            days = np.frombuffer(bags.days, dtype=np.int32)
-            ok &= (days < 0) | (np.abs(days - day) <= window)
-        if max_length_diff < 1.0:
-            lengths = np.frombuffer(bags.lengths, dtype=np.int64).astype(np.float64)
-            own = length
-            ok &= np.abs(lengths - own) <= max_length_diff * np.maximum(np.maximum(lengths, own), 1.0)
-        if limit is not None:
-            ok[max(0, limit):] = False
-        if exclude is not None:
-            n = min(len(exclude), n_pages)
-            ok[:n] &= ~exclude[:n]
-        rows = np.flatnonzero(ok)
-        if not len(rows):
-            return empty
-        top = rows[np.argsort(-cos[rows], kind="stable")[:k]]
-        return BagMatch(top.astype(np.int64), cos[top])
+            return None
+        return (
+            np.frombuffer(b"".join(row_parts), dtype=np.int32),
+            np.frombuffer(b"".join(weight_parts), dtype=np.float32),
+            np.array(factors), np.array(counts, dtype=np.int64), qnorm,
+        )
 
     def lengths(self, lang: str) -> np.ndarray:
         """Main-content length of each indexed page of ``lang`` (0 for a page without a bag)."""
@@ -253,6 +256,49 @@ class BagIndex:
         if bags is None or row >= len(bags.days) or bags.days[row] < 0:
             return None
         return int(bags.days[row])
+
+
+@numba.njit(nogil=True, cache=_CACHE)
+def _best_rows(
+    rows_all, weights_all, factors, counts, norms, qscale, use_days, days, day, window, use_lengths, lengths, own,
+    max_length_diff, limit, exclude, k,
+):  # pragma: no cover - compiled
+    """The ``k`` rows of highest cosine (ties in row order) and their cosines, of the postings'
+    ``rows_all`` with weights ``weights_all``, each run of ``counts[i]`` of them scaled by
+    ``factors[i]``, after the blocking of :meth:`BagIndex.query` (``limit`` -1: none).
+
+    One call that lets the GIL go once: as numpy operations over every page of the language, a
+    query in the content thread let it go, and waited to have it back beside the busy reactor,
+    a dozen times.  The sums run in the postings' order, as ``np.bincount`` does."""
+    n = norms.shape[0]
+    scores = np.zeros(n)
+    pos = 0
+    for i in range(counts.shape[0]):
+        f = factors[i]
+        for j in range(pos, pos + counts[i]):
+            r = rows_all[j]
+            if r < n:
+                scores[r] += np.float64(weights_all[j]) * f
+        pos += counts[i]
+    cos = np.zeros(n)
+    ok = np.zeros(n, np.bool_)
+    for r in range(n):
+        if norms[r] > 0:
+            cos[r] = scores[r] / (np.float64(norms[r]) * qscale)
+        keep = cos[r] > 0
+        if keep and use_days and days[r] >= 0:
+            keep = abs(np.int64(days[r]) - day) <= window
+        if keep and use_lengths:
+            other = np.float64(lengths[r])
+            keep = abs(other - own) <= max_length_diff * max(max(other, own), 1.0)
+        if keep and 0 <= limit <= r:
+            keep = False
+        if keep and r < exclude.shape[0] and exclude[r]:
+            keep = False
+        ok[r] = keep
+    rows = np.flatnonzero(ok)
+    top = rows[np.argsort(-cos[rows], kind="mergesort")[:k]]
+    return top.astype(np.int64), cos[top]
 
 
 def dictionary_translate(table: Callable[[str], Iterable[str]]) -> Translate:
