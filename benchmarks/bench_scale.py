@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A large crawl with every default stage: does the time per page stay flat, and memory bounded?
 
-    python benchmarks/bench_scale.py [--docs 47500] [--window 2000] [-s NAME=VALUE ...] [--json]
+    python benchmarks/bench_scale.py [--docs 47500] [--window 2000] [-s NAME=VALUE ...] [--json] [--keep-log FILE]
 
 Generates the two-language site of docs/benchmarks.md (c) with ``--docs`` documents per language
 (47,500: about 100,000 pages), serves it from a separate process on loopback and crawls it once
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -48,6 +49,7 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=2000, help="pages per time-per-page window")
     ap.add_argument("-s", dest="settings", action="append", default=[], help="Scrapy setting NAME=VALUE")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--keep-log", type=Path, help="copy the crawl's log (its final stats included) here")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
@@ -68,6 +70,8 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait()
+            if a.keep_log is not None and log.exists():
+                shutil.copyfile(log, a.keep_log)
         with sqlite3.connect(db) as conn:
             times = [t for (t,) in conn.execute("SELECT fetched_at FROM pages ORDER BY fetched_at")]
     at_10k = per_page_ms(times, 10_000, a.window)

@@ -207,6 +207,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/time/structure_thread_wall_ms", "Wall time of the structure filter's thread on pages, "
          "in milliseconds (with the filter in a thread; beyond its CPU time, mostly waiting for the GIL).", _CRAWL),
     Stat("bitext/time/content_cpu_ms", "CPU time of the content filter, in milliseconds.", _CRAWL),
+    Stat("bitext/time/content_thread_wall_ms", "Wall time of the content filter's thread on pages, in "
+         "milliseconds (beyond its CPU time, mostly waiting for the GIL).", _CRAWL),
     Stat("bitext/time/after_last_response_s", "Seconds from the last response's arrival to the spider's close "
          "(the close-time work the crawl waits for).", _CRAWL),
     Stat("bitext/time/close/<step>_s", "Seconds of each close-time step, summed over the sites and over "

@@ -19,10 +19,11 @@ from matchers.content.content_filter import ContentFilter
 from pipelines.base import MatchingStage, pages_only
 
 
-def _timed(fn: Any, *args: Any) -> tuple[Any, float]:
-    t0 = time.thread_time()
+def _timed(fn: Any, *args: Any) -> tuple[Any, float, float]:
+    """``fn(*args)``, and the CPU and the wall seconds this thread spent in it."""
+    t0, w0 = time.thread_time(), time.perf_counter()
     out = fn(*args)
-    return out, time.thread_time() - t0
+    return out, time.thread_time() - t0, time.perf_counter() - w0
 
 
 class ContentFilterPipeline(MatchingStage):
@@ -37,6 +38,8 @@ class ContentFilterPipeline(MatchingStage):
         # ModelRegistry.updated) in it, so no lock is needed around them.
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
         self._cpu = CpuStat("bitext/time/content_cpu_ms")
+        # Wall time beyond the CPU time is mostly the wait to win the GIL back from the reactor.
+        self._wall = CpuStat("bitext/time/content_thread_wall_ms")
 
     @classmethod
     def from_crawler(cls, crawler: Any) -> ContentFilterPipeline:
@@ -53,11 +56,12 @@ class ContentFilterPipeline(MatchingStage):
         if item.content is None or not item.eligible:
             return item
         state = self.runtime.site(item.site)
-        aligned, cpu = await asyncio.get_running_loop().run_in_executor(
+        aligned, cpu, wall = await asyncio.get_running_loop().run_in_executor(
             self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
             item.candidates, item.published, item.visible,
         )
         self._cpu.add(self.stats, cpu)
+        self._wall.add(self.stats, wall)
         item.aligned = [(state.index.index(lang).urls[row], lang, kept) for lang, row, kept in aligned]
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/content", sum(len(c) for c in item.candidates))
