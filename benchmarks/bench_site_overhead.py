@@ -8,7 +8,7 @@ AutoThrottle).  For each run it measures (benchmarks/crawl_runs.py) the wall tim
 CPU of the crawl process and its workers, the largest sum of their resident sets, and the share
 of the crawl's time that came after the last response (the close-time work).
 
-    python benchmarks/bench_site_overhead.py ../shared/data/w3c-i18n [--repeat 3] [--json]
+    python benchmarks/bench_site_overhead.py ../shared/data/w3c-i18n [--repeat 3] [--json] [--keep-logs DIR]
     python benchmarks/bench_site_overhead.py --generated en,fr,de,es,ja,ko --docs 170 [--repeat 3]
     python benchmarks/bench_site_overhead.py SITE --modes off,on-structure-process,on-structure-thread
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import subprocess
 import sys
@@ -50,11 +51,18 @@ MODES = {
 FAST = ["-s", "AUTOTHROTTLE_ENABLED=False", "-s", "CONCURRENT_REQUESTS=32", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=32"]
 
 
-def crawl(seeds: Path, tmp: Path, mode: str, i: int, polite: bool) -> dict[str, Any]:
+def crawl(seeds: Path, tmp: Path, mode: str, i: int, polite: bool, keep_logs: Path | None = None,
+          extra: list[str] | None = None) -> dict[str, Any]:
     db, log = tmp / f"{mode}{i}.db", tmp / f"{mode}{i}.log"
     cmd = [sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}", "-s", f"BITEXT_DB_URL=sqlite:///{db}",
-           "-s", "LOG_LEVEL=INFO", "-s", f"LOG_FILE={log}", *MODES[mode], *([] if polite else FAST)]
-    return run_crawl(cmd, ROOT, log)
+           "-s", "LOG_LEVEL=INFO", "-s", f"LOG_FILE={log}", *MODES[mode], *([] if polite else FAST),
+           *[x for setting in (extra or []) for x in ("-s", setting)]]
+    try:
+        return run_crawl(cmd, ROOT, log)
+    finally:
+        if keep_logs is not None and log.exists():
+            keep_logs.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(log, keep_logs / log.name)
 
 
 def main() -> None:
@@ -66,6 +74,9 @@ def main() -> None:
     ap.add_argument("--polite", action="store_true", help="the project's AutoThrottle and concurrency")
     ap.add_argument("--modes", default="off,on", help=f"comma-separated, off first ({', '.join(MODES)})")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("-s", dest="settings", action="append", default=[],
+                    help="Scrapy setting NAME=VALUE for the modes other than off")
+    ap.add_argument("--keep-logs", type=Path, help="copy each crawl's log (its final stats included) to this folder")
     a = ap.parse_args()
     if (a.site is None) == (a.generated is None):
         raise SystemExit("give a site folder or --generated LANGS")
@@ -94,7 +105,8 @@ def main() -> None:
         try:
             for i in range(a.repeat):
                 for mode in modes:
-                    runs[mode].append(crawl(seeds, tmp, mode, i, a.polite))
+                    runs[mode].append(crawl(seeds, tmp, mode, i, a.polite, a.keep_logs,
+                                             a.settings if mode != "off" else None))
                     print(f"{mode} run {i + 1}: {runs[mode][-1]}", file=sys.stderr)
         finally:
             server.terminate()
