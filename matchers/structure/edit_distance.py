@@ -202,7 +202,9 @@ def banded_distance(a: np.ndarray, b: np.ndarray, limit: int) -> int:
     return _banded_rev(a, b[::-1].copy(), limit)
 
 
-@numba.njit(nogil=True, cache=_CACHE)
+# Not nogil: it takes microseconds, and a thread that lets the GIL go beside the busy reactor
+# waits up to the switch interval to have it back.
+@numba.njit(cache=_CACHE)
 def histogram(tokens: np.ndarray, nbuckets: int = 64) -> np.ndarray:
     """Token counts: all texts in bucket 0, tags hashed by code into buckets 1..nbuckets-1.
 

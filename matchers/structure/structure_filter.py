@@ -47,10 +47,13 @@ def structure_filter(
     run on the caller's thread, which must be the only one to call this for the index.
     """
     pruning = margin is not None and lang is not None
+    query = _own_codes(index, lang, row, len(tokens))
     for cand in candidates:
         other = index.index(cand.lang)
         if keep > 0:
-            positions, *scores = _search(other.tags, tokens, cand.rows, ratio, min_correlation, keep,
+            if query is None:
+                query = (other.tags.encode(tokens), None)
+            positions, *scores = _search(other.tags, query, cand.rows, ratio, min_correlation, keep,
                                          other.best_structure.column(lang) if pruning else None, margin)
             cand.take(positions)
             cand.add_scores(**dict(zip(SCORES, scores, strict=True)))
@@ -62,6 +65,25 @@ def structure_filter(
             other.best_structure.raise_to(lang, cand.rows, kept)
             if row is not None:
                 index.index(lang).best_structure.raise_to(cand.lang, np.array([row]), np.array([kept.max()]))
+
+
+def _own_codes(
+    index: SiteIndex, lang: str | None, row: int | None, n_tokens: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The new page's tag sequence in the site's codes and its histogram, as its own language's
+    store holds them, or None when the page is not registered there.
+
+    Every language of a site shares one numbering of tags, and the page was registered before it
+    is filtered, so its stored row is its tokens encoded, each of its tags with a code: the very
+    query an encoding of its tokens gives, without encoding it again for each language.  (Past
+    ``MAX_TAGS`` names its late tags read ``OVERFLOW``, as they do when the decision compares
+    stored rows, where an encoding would give ``UNSEEN``; matchers.structure.tag_codes.)"""
+    if lang is None or row is None or lang not in index.languages:
+        return None
+    store = index.index(lang).tags
+    if not 0 <= row < len(store) or int(store.lengths[row]) != n_tokens:
+        return None
+    return store.tokens(row), store.histogram(row)
 
 
 # The scores the filter adds to each candidate it keeps.
@@ -112,7 +134,7 @@ def _all_within(
 
 def _search(
     store: TagSequenceStore,
-    tokens: np.ndarray,
+    query: tuple[np.ndarray, np.ndarray | None],
     rows: np.ndarray,
     ratio: float,
     min_correlation: float,
@@ -121,7 +143,8 @@ def _search(
     margin: float | None,
 ) -> tuple[np.ndarray, ...]:
     """The ``keep`` most similar rows that pass both tests, as :func:`_all_within` would rank
-    them: ``(positions in rows, *scores)`` in the order of :data:`SCORES`.
+    them: ``(positions in rows, *scores)`` in the order of :data:`SCORES`.  ``query``: the new
+    page's tokens in the site's codes and their histogram (None: computed here).
 
     Rows are compared in batches, lowest lower bound first, so that good candidates turn up
     early.  Once ``keep`` rows have passed, the ``keep``-th of them (distance ``d_k``, longer
@@ -145,11 +168,13 @@ def _search(
     (matchers.structure.best_k_search.search_candidates), so a page's search in the filter's
     thread lets the GIL go and waits to have it back once per language.
     """
-    query = store.encode(tokens)
+    codes, hist = query
+    if hist is None:
+        hist = store.query_histogram(codes, encoded=True)
     flat, offsets = store.arrays()
     use_margin = best is not None and margin is not None
     return search_candidates(
-        query, store.query_histogram(query, encoded=True), flat, offsets, store.histograms(), store.lengths,
+        codes, hist, flat, offsets, store.histograms(), store.lengths,
         np.ascontiguousarray(rows, dtype=np.int64), float(ratio),
         best if use_margin else np.zeros(0), use_margin, float(margin) if use_margin else 0.0,
         float(min_correlation), int(keep), MAX_CELLS,
