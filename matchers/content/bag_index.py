@@ -181,19 +181,22 @@ class BagIndex:
         empty = BagMatch(np.zeros(0, np.int64), np.zeros(0))
         if k <= 0:
             return empty
-        # The postings and columns are copied under the lock; the sums run outside it, so the
-        # crawl's thread adding a page never waits for them.
+        use_days, use_lengths = day is not None and window > 0, max_length_diff < 1.0
+        # The postings and the columns the blocking reads are copied under the lock; the sums run
+        # outside it, so the crawl's thread adding a page never waits for them.
         with self._lock:
             found = self._postings(query, other_lang)
             if found is None:
                 return empty
             bags = self._langs[other_lang]
-            norms, days, lengths = bytes(bags.norms), bytes(bags.days), bytes(bags.lengths)
+            norms = bytes(bags.norms)
+            days = bytes(bags.days) if use_days else b""
+            lengths = bytes(bags.lengths) if use_lengths else b""
         rows, weights, factors, counts, qnorm = found
         top, cosines = _best_rows(
             rows, weights, factors, counts, np.frombuffer(norms, dtype=np.float32), math.sqrt(qnorm),
-            day is not None and window > 0, np.frombuffer(days, dtype=np.int32), day or 0, window,
-            max_length_diff < 1.0, np.frombuffer(lengths, dtype=np.int64), float(content.length), max_length_diff,
+            use_days, np.frombuffer(days, dtype=np.int32), day or 0, window,
+            use_lengths, np.frombuffer(lengths, dtype=np.int64), float(content.length), max_length_diff,
             -1 if limit is None else max(0, limit),
             exclude if exclude is not None else np.zeros(0, dtype=bool), k,
         )
