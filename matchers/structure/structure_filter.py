@@ -52,7 +52,8 @@ def structure_filter(
         other = index.index(cand.lang)
         if keep > 0:
             if query is None:
-                query = (other.tags.encode(tokens), None)
+                codes = other.tags.encode(tokens)
+                query = (codes, other.tags.query_histogram(codes, encoded=True))
             positions, *scores = _search(other.tags, query, cand.rows, ratio, min_correlation, keep,
                                          other.best_structure.column(lang) if pruning else None, margin)
             cand.take(positions)
@@ -134,7 +135,7 @@ def _all_within(
 
 def _search(
     store: TagSequenceStore,
-    query: tuple[np.ndarray, np.ndarray | None],
+    query: tuple[np.ndarray, np.ndarray],
     rows: np.ndarray,
     ratio: float,
     min_correlation: float,
@@ -144,7 +145,7 @@ def _search(
 ) -> tuple[np.ndarray, ...]:
     """The ``keep`` most similar rows that pass both tests, as :func:`_all_within` would rank
     them: ``(positions in rows, *scores)`` in the order of :data:`SCORES`.  ``query``: the new
-    page's tokens in the site's codes and their histogram (None: computed here).
+    page's tokens in the site's codes and their histogram.
 
     Rows are compared in batches, lowest lower bound first, so that good candidates turn up
     early.  Once ``keep`` rows have passed, the ``keep``-th of them (distance ``d_k``, longer
@@ -169,8 +170,6 @@ def _search(
     thread lets the GIL go and waits to have it back once per language.
     """
     codes, hist = query
-    if hist is None:
-        hist = store.query_histogram(codes, encoded=True)
     flat, offsets = store.arrays()
     use_margin = best is not None and margin is not None
     return search_candidates(
