@@ -72,7 +72,7 @@ def test_pairs_without_tokens_are_left_out() -> None:
 
 
 def test_chunked_estep_gives_the_unchunked_counts(monkeypatch) -> None:
-    import matchers.content.model_counts as mc
+    import matchers.content.estep as mc
     import matchers.content.translation_model as tm
 
     rng = np.random.default_rng(11)
@@ -81,13 +81,13 @@ def test_chunked_estep_gives_the_unchunked_counts(monkeypatch) -> None:
                                   [f"b{int(x)}" for x in rng.integers(0, 80, int(rng.integers(1, 14)))])]]
     models = {}
     calls = []
-    real = mc.expected_counts
+    real = mc.update_counts
     for chunk in (1 << 30, 1, 97, 2000):
         def chunked(*args, _chunk=chunk):
             out = real(*args, chunk=_chunk)
             calls.append(_chunk)
             return out
-        monkeypatch.setattr(tm, "expected_counts", chunked)
+        monkeypatch.setattr(tm, "update_counts", chunked)
         m = TranslationModel("en", "fr")
         m.update(word_batch[:40])
         m.update(word_batch[40:])
@@ -101,9 +101,10 @@ def test_chunked_estep_gives_the_unchunked_counts(monkeypatch) -> None:
         np.testing.assert_allclose(c.c21, whole.c21, rtol=1e-12)
         np.testing.assert_allclose(c.c12, whole.c12, rtol=1e-12)
         np.testing.assert_allclose(c.tot1, whole.tot1, rtol=1e-12)
-    # The chunks are real: pairs of about 100 combinations each make hundreds of them.
+    # The chunks are real: two pairs of 9 combinations each go through one at a time.
     ids1 = np.arange(1, 5, dtype=np.int64)
     off = np.array([0, 2, 4], np.int64)
-    seen = []
-    mc.expected_counts(ids1, off, ids1, off, lambda k: (seen.append(len(k)), (np.ones(len(k)), np.ones(len(k))))[1], chunk=9)
-    assert len(seen) == 2
+    m = TranslationModel("en", "fr")
+    params = mc.Parameters(*m._main, *m._delta, np.zeros(5), np.zeros(5), np.full(5, -1), 1.0, 0.5)
+    assert mc._expected_counts(ids1, off, ids1, off, 9, *params)[3] == 2
+    assert mc._expected_counts(ids1, off, ids1, off, 18, *params)[3] == 1

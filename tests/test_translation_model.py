@@ -224,7 +224,6 @@ def test_delta_merges_into_main_table_without_changing_counts(monkeypatch: pytes
 def test_the_main_tables_rows_found_once_give_the_searched_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every word's row of the main table, the last one's included, and words learned since the
     main table was made (their entries only in the delta) read as when each row is searched."""
-    import matchers.content.translation_model as tm
 
     m = _trained_model(docs=4, min_count=0.0)
     m.prune(min_count=0.0)  # everything into the main table
@@ -235,7 +234,7 @@ def test_the_main_tables_rows_found_once_give_the_searched_rows(monkeypatch: pyt
     last = m._words1[int(m._main[0][-1]) >> 32]
     assert last in words1 and len(m._delta[0])
     found = m.local_tables(words1, words2, np.float64)
-    monkeypatch.setattr(m, "_row_starts", lambda: tm._NO_STARTS)
+    monkeypatch.setattr(m, "_row_starts", lambda: np.zeros(0, np.int64))
     searched = m.local_tables(words1, words2, np.float64)
     assert np.array_equal(found.t21, searched.t21) and np.array_equal(found.t12, searched.t12)
     assert found.t21[words1.index(last) + 1].max() > found.t21[words1.index("zz_unknown") + 1].max()

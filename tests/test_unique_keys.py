@@ -1,11 +1,11 @@
-"""The E-step's distinct word-pair keys (matchers.content.model_counts.unique_keys) are numpy's."""
+"""The E-step's distinct word-pair keys (matchers.content.estep.unique_keys) are numpy's."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from matchers.content.model_counts import _pair_keys, unique_keys
+from matchers.content.estep import _pair_keys, unique_keys
 
 
 def _numpy(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -12,16 +12,22 @@ pair and a vocabulary lookup per token cost the crawl's thread far more than the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 
 from matchers.content.token_ids import Encoded, encode
 
 if TYPE_CHECKING:  # sentence_align imports the model, which imports this module
     from matchers.content.sentence_align import Bead
+
+# numba caches compiled code next to the source file; a module imported from a zipped egg
+# (a Scrapyd deployment) has none, so there it compiles once per process instead.
+_CACHE = os.path.isfile(__file__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,36 +87,68 @@ def training_pairs(
         lengths = ends - starts
         offsets = np.zeros(len(lengths) + 1, np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        sides.append(Side(words, np.asarray(ids)[_ranges(starts, lengths, offsets)], offsets))
+        sides.append(Side(words, _gather(np.asarray(ids, np.int64), starts, offsets), offsets))
     return TrainingPairs(*sides)
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """The positions ``starts[k] .. starts[k] + lengths[k]``, one range after the other."""
-    total = int(offsets[-1])
-    return np.arange(total, dtype=np.int64) + np.repeat(starts - offsets[:-1], lengths)
+# The kernels below hold the GIL (no nogil): they run in the content filter's thread beside the
+# busy reactor, and numpy's own loops over a page's tokens would let the GIL go and wait to have
+# it back (docs/benchmarks.md (j)).
+
+@numba.njit(cache=_CACHE)
+def _gather(ids, starts, offsets):  # pragma: no cover - compiled
+    # ids[starts[k]:starts[k] + offsets[k + 1] - offsets[k]], one range after the other.
+    out = np.empty(offsets[-1], np.int64)
+    for k in range(starts.size):
+        for p in range(offsets[k + 1] - offsets[k]):
+            out[offsets[k] + p] = ids[starts[k] + p]
+    return out
+
+
+@numba.njit(cache=_CACHE)
+def _first_appearance(ids):  # pragma: no cover - compiled
+    # The distinct values of ids (small non-negative integers) in the order they first occur.
+    seen = np.zeros(ids.max() + 1, np.bool_)
+    order = np.empty(ids.size, np.int64)
+    n = 0
+    for p in range(ids.size):
+        if not seen[ids[p]]:
+            seen[ids[p]] = True
+            order[n] = ids[p]
+            n += 1
+    return order[:n].copy()
+
+
+@numba.njit(cache=_CACHE)
+def _remap_into(out, pos, ids, order, gids):  # pragma: no cover - compiled
+    # out[pos + p] = gids[k] for the k with order[k] == ids[p].
+    mapping = np.zeros(order.max() + 1, np.int64)
+    for k in range(order.size):
+        mapping[order[k]] = gids[k]
+    for p in range(ids.size):
+        out[pos + p] = mapping[ids[p]]
 
 
 def vocabulary_ids(sides: Sequence[Side], index: dict[str, int], vocab: list[str]) -> np.ndarray:
     """Each token's index in a model's vocabulary, the sides' tokens one after the other; words
     not in it are appended in the order they first occur, as a lookup token by token would."""
     get = index.get
-    out = []
+    out = np.empty(sum(len(side.ids) for side in sides), np.int64)
+    pos = 0
     for side in sides:
         if not len(side.ids):
             continue
-        local, first = np.unique(side.ids, return_index=True)
-        order = local[np.argsort(first, kind="stable")].tolist()
-        ids = [get(side.words[i], -1) for i in order]
+        local = np.asarray(side.ids, np.int64)
+        order = _first_appearance(local)
+        ids = [get(side.words[i], -1) for i in order.tolist()]
         for k, g in enumerate(ids):
             if g < 0:
-                w = side.words[order[k]]
+                w = side.words[int(order[k])]
                 g = ids[k] = index[w] = len(vocab)
                 vocab.append(w)
-        mapping = np.zeros(int(local[-1]) + 1, np.int64)
-        mapping[order] = ids
-        out.append(mapping[side.ids])
-    return np.concatenate(out) if out else np.zeros(0, np.int64)
+        _remap_into(out, pos, local, order, np.array(ids, np.int64))
+        pos += len(local)
+    return out
 
 
 def pair_offsets(sides: Sequence[Side]) -> np.ndarray:

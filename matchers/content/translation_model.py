@@ -46,21 +46,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from matchers.content.estep import Parameters, _add_totals, _lookup_counts, update_counts
 from matchers.content.model_counts import (
     _LOW,
     Lexicon,
     LocalTables,
     ModelCounts,
     Store,
+    TableSource,
     _empty_store,
-    _fill_learned,
     _load_npz,
     _map_words,
-    _marginal_sums,
     _merge_sorted,
     _npz,
     _store,
-    expected_counts,
+    background,
+    dense_tables,
+    padded,
+    word_backgrounds,
 )
 from matchers.content.training_pairs import TrainingPairs, pair_offsets, vocabulary_ids
 
@@ -70,7 +73,6 @@ NULL = "\x00NULL"  # index 0 of both vocabularies; no tokenizer produces it
 # Delta merged (and pruned) past max(this, main / 8): lower prunes young models early, costing pairs.
 # Pending summed past max(this, pending / 4): small, as a crawl holds a model per language pair.
 _DELTA_MIN, _PENDING_MIN = 1 << 16, 1 << 14
-_NO_STARTS = np.zeros(0, np.int64)  # the delta table's rows are searched: it changes with every update
 
 
 
@@ -115,7 +117,7 @@ class TranslationModel:
         self._main = _empty_store()
         self._delta = _empty_store()
         self._version = 0
-        self._bg: tuple[int, np.ndarray, np.ndarray, float, float] | None = None
+        self._bg: tuple[int, np.ndarray, np.ndarray, float, float, float, float] | None = None
         self._main_rows: tuple[np.ndarray, np.ndarray] | None = None  # (main keys, each row's start)
         self.clear_pending()
         # Until first cleared, an empty model's pending counts are its tables (less the entries
@@ -137,7 +139,9 @@ class TranslationModel:
         g1, g2 = self._index1.get(w1, -1), self._index2.get(w2, -1)
         if g1 < 0 or g2 < 0:
             return 0.0, 0.0
-        c21, c12 = self._lookup(np.array([(g1 << 32) | g2], np.int64))
+        key, c21, c12 = np.array([(g1 << 32) | g2], np.int64), np.zeros(1), np.zeros(1)
+        for table in (self._main, self._delta):
+            _lookup_counts(key, *table, c21, c12)
         return float(c21[0]), float(c12[0])
 
     def total_counts(self, w1: str | None = None, w2: str | None = None) -> float:
@@ -163,29 +167,25 @@ class TranslationModel:
         """Resolve two vocabularies (distinct tokens, no NULL) against the model."""
         words1, words2 = list(words1), list(words2)
         idx1, idx2 = self._index1, self._index2
-        gid1 = np.array([idx1.get(w, -1) for w in words1], np.int64)
-        gid2 = np.array([idx2.get(w, -1) for w in words2], np.int64)
+        g1 = [idx1.get(w, -1) for w in words1]
+        g2 = [idx2.get(w, -1) for w in words2]
+        gid1, gid2 = np.array(g1, np.int64), np.array(g2, np.int64)
         pos2 = {w: j for j, w in enumerate(words2)}
         same1 = np.array([pos2.get(w, -1) for w in words1], np.int64)
-        bg1g, bg2g, base1, base2 = self._background()
-        bg1 = np.full(len(words1), base1)
-        bg2 = np.full(len(words2), base2)
-        k1, k2 = gid1 >= 0, gid2 >= 0
-        bg1[k1] = bg1g[gid1[k1]]
-        bg2[k2] = bg2g[gid2[k2]]
+        bg1g, bg2g, base1, base2, n1, n2 = self._background()
+        bg1, bg2 = word_backgrounds(gid1, bg1g, base1), word_backgrounds(gid2, bg2g, base2)
         # An unseen word still gets the identity bonus of a seen identical word of the other side.
-        n1, n2 = self._uni1.sum(), self._uni2.sum()
-        if n1 > 0 and n2 > 0 and not (k1.all() and k2.all()):
-            lam1 = self.smoothing * (1.0 - self.uniform)
-            w1, w2 = self._weights()
-            for j in np.flatnonzero(~k2).tolist():
-                e = idx1.get(words2[j], -1)
+        # Word by word, not over the vocabulary: a page has few unseen words, the model many words.
+        if n1 > 0 and n2 > 0:
+            lam, lam1 = self.smoothing, self.smoothing * (1.0 - self.uniform)
+            for j, g in enumerate(g2):
+                e = idx1.get(words2[j], -1) if g < 0 else -1
                 if e > 0:
-                    bg2[j] += lam1 * w1[e] / n1
-            for i in np.flatnonzero(~k1).tolist():
-                f = idx2.get(words1[i], -1)
+                    bg2[j] += lam1 * (self._uni1[e] / (self._tot1[e] + lam)) / n1
+            for i, g in enumerate(g1):
+                f = idx2.get(words1[i], -1) if g < 0 else -1
                 if f > 0:
-                    bg1[i] += lam1 * w2[f] / n2
+                    bg1[i] += lam1 * (self._uni2[f] / (self._tot2[f] + lam)) / n2
         return Lexicon(words1, words2, gid1, gid2, same1, bg1, bg2)
 
     def tables(
@@ -199,32 +199,14 @@ class TranslationModel:
         """
         rows = np.arange(len(lex.words1)) if rows is None else np.asarray(rows, np.int64)
         cols = np.arange(len(lex.words2)) if cols is None else np.asarray(cols, np.int64)
-        lam, u = self.smoothing, self.uniform
-        rg = np.concatenate([[0], lex.gid1[rows]]).astype(np.int64)
-        cg = np.concatenate([[0], lex.gid2[cols]]).astype(np.int64)
-        den1 = 1.0 / (np.where(rg >= 0, self._tot1[np.maximum(rg, 0)], 0.0) + lam)
-        den2 = 1.0 / (np.where(cg >= 0, self._tot2[np.maximum(cg, 0)], 0.0) + lam)
-        t21 = np.empty((len(rg), len(cg)), dtype)
-        t12 = np.empty((len(rg), len(cg)), dtype)
-        t21[:] = (lam * u * den1)[:, None]
-        t21[:, 0] = 0.0
-        t12[:] = (lam * u * den2)[None, :]
-        t12[0, :] = 0.0
-        colpos = np.full(len(lex.words2), -1, np.int64)
-        colpos[cols] = np.arange(1, len(cols) + 1)
-        same = lex.same1[rows]
-        r = np.flatnonzero(same >= 0)
-        c = colpos[same[r]]
-        r, c = r[c > 0] + 1, c[c > 0]
-        t21[r, c] += lam * (1.0 - u) * den1[r]
-        t12[r, c] += lam * (1.0 - u) * den2[c]
-        colmap = np.full(len(self._words2), -1, np.int64)
-        known = cg >= 0
-        colmap[cg[known]] = np.flatnonzero(known)
-        for (keys, c21, c12), starts in ((self._main, self._row_starts()), (self._delta, _NO_STARTS)):
-            if len(keys):
-                _fill_learned(keys, starts, c21, c12, rg, cg, colmap, den1, den2, t21, t12)
+        t21, t12 = dense_tables(self.table_source(lex), rows, cols, dtype)
         return LocalTables(t21, t12, lex.bg1[rows], lex.bg2[cols])
+
+    def table_source(self, lex: Lexicon) -> TableSource:
+        """What :func:`~matchers.content.model_counts.dense_tables` fills the tables of
+        ``lex``'s documents from (the aligner calls it inside its own kernel)."""
+        return TableSource(lex.gid1, lex.gid2, lex.same1, *self._main[:3], self._row_starts(), *self._delta,
+                           self._tot1, self._tot2, self.smoothing, self.uniform)
 
     def _row_starts(self) -> np.ndarray:
         """Where each lang1 word's entries start in the main table (and where the last ends): the
@@ -282,21 +264,12 @@ class TranslationModel:
         ids2 = vocabulary_ids(seconds, self._index2, self._words2)
         off1, off2 = pair_offsets(firsts), pair_offsets(seconds)
         self._grow()
-        ukeys, n21, n12 = expected_counts(ids1, off1, ids2, off2, self._probabilities)
-        e, f = ukeys >> 32, ukeys & _LOW
-        inc1 = np.bincount(e, weights=n21, minlength=len(self._tot1))
-        inc2 = np.bincount(f, weights=n12, minlength=len(self._tot2))
-        tok1 = np.bincount(ids1, minlength=len(self._uni1))
-        tok2 = np.bincount(ids2, minlength=len(self._uni2))
-        self._tot1 += inc1
-        self._tot2 += inc2
-        self._uni1 += tok1
-        self._uni2 += tok2
-        self._ptot1 += inc1
-        self._ptot2 += inc2
-        self._puni1 += tok1
-        self._puni2 += tok2
-        self._absorb(ukeys, n21, n12)
+        params = Parameters(*self._main, *self._delta, self._tot1, self._tot2, self._same1, self.smoothing,
+                            self.uniform)
+        (ukeys, n21, n12), delta = update_counts(ids1, off1, ids2, off2, params)
+        _add_totals(ukeys, n21, n12, ids1, ids2, self._tot1, self._tot2, self._uni1, self._uni2, self._ptot1,
+                    self._ptot2, self._puni1, self._puni2)
+        self._absorb(delta)
         if not self._pending_all:
             self._add_pending(ukeys, n21, n12)
         self.sentences_seen += n_pairs
@@ -378,7 +351,7 @@ class TranslationModel:
         if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             order = np.argsort(keys, kind="stable")
             keys, c21, c12 = keys[order], c21[order], c12[order]
-        self._absorb(keys, c21, c12)
+        self._absorb(_merge_sorted(*self._delta, keys, c21, c12))
         self.sentences_seen += int(counts.sentences)
         self.pairs_seen += int(counts.pairs)
         self._version += 1
@@ -454,10 +427,10 @@ class TranslationModel:
         self._psent = 0
         self._ppairs = 0
 
-    def _absorb(self, keys: np.ndarray, c21: np.ndarray, c12: np.ndarray) -> None:
-        """Add sorted, distinct-key counts to the delta table, merged into the main one past an
-        eighth of it."""
-        self._delta = _merge_sorted(*self._delta, keys, c21, c12)
+    def _absorb(self, delta: Store) -> None:
+        """Take the delta table with an update's counts added; it is merged into the main one past
+        an eighth of it."""
+        self._delta = delta
         if len(self._delta[0]) > max(_DELTA_MIN, len(self._main[0]) // 8):
             self._compact()
 
@@ -503,13 +476,11 @@ class TranslationModel:
         old1, old2 = len(self._tot1), len(self._tot2)
         if n1 == old1 and n2 == old2:
             return
-        pad = lambda a, n: np.concatenate([a, np.zeros(n - len(a))])  # noqa: E731
-        self._tot1, self._uni1 = pad(self._tot1, n1), pad(self._uni1, n1)
-        self._tot2, self._uni2 = pad(self._tot2, n2), pad(self._uni2, n2)
-        self._ptot1, self._puni1 = pad(self._ptot1, n1), pad(self._puni1, n1)
-        self._ptot2, self._puni2 = pad(self._ptot2, n2), pad(self._puni2, n2)
-        self._same1 = np.concatenate([self._same1, np.full(n1 - old1, -1, np.int64)])
-        self._same2 = np.concatenate([self._same2, np.full(n2 - old2, -1, np.int64)])
+        self._tot1, self._uni1 = padded(self._tot1, n1, 0.0), padded(self._uni1, n1, 0.0)
+        self._tot2, self._uni2 = padded(self._tot2, n2, 0.0), padded(self._uni2, n2, 0.0)
+        self._ptot1, self._puni1 = padded(self._ptot1, n1, 0.0), padded(self._puni1, n1, 0.0)
+        self._ptot2, self._puni2 = padded(self._ptot2, n2, 0.0), padded(self._puni2, n2, 0.0)
+        self._same1, self._same2 = padded(self._same1, n1, -1), padded(self._same2, n2, -1)
         # New words of either side against the whole other vocabulary (one dictionary lookup per
         # new word; a string is at most once per side, so the links are a partial bijection).
         get2, get1 = self._index2.get, self._index1.get
@@ -521,27 +492,6 @@ class TranslationModel:
         f = np.arange(old2, n2)[e > 0]
         e = e[e > 0]
         self._same1[e], self._same2[f] = f, e
-
-    def _probabilities(self, ukeys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``t(f|e)`` and ``t(e|f)`` of sorted keys: the M-step's closed form on the kept counts."""
-        e, f = ukeys >> 32, ukeys & _LOW
-        c21, c12 = self._lookup(ukeys)
-        lam = self.smoothing
-        t0 = np.where((e > 0) & (f > 0) & (self._same1[e] == f), 1.0, self.uniform)
-        return (c21 + lam * t0) / (self._tot1[e] + lam), (c12 + lam * t0) / (self._tot2[f] + lam)
-
-    def _lookup(self, ukeys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Counts of sorted keys, summed over the main and delta tables."""
-        c21 = np.zeros(len(ukeys))
-        c12 = np.zeros(len(ukeys))
-        for keys, a, b in (self._main, self._delta):
-            if not len(keys):
-                continue
-            idx = np.minimum(np.searchsorted(keys, ukeys), len(keys) - 1)
-            hit = keys[idx] == ukeys
-            c21[hit] += a[idx[hit]]
-            c12[hit] += b[idx[hit]]
-        return c21, c12
 
     def _compact(self, max_entries: int | None = None, min_count: float | None = None) -> None:
         keys, c21, c12 = _merge_sorted(*self._main, *self._delta)
@@ -564,36 +514,14 @@ class TranslationModel:
         self._delta = _empty_store()
         self._version += 1
 
-    def _weights(self) -> tuple[np.ndarray, np.ndarray]:
-        # P1(e) / (c(e) + lam) up to the 1/N1 factor; NULL has no unigram weight.
-        return self._uni1 / (self._tot1 + self.smoothing), self._uni2 / (self._tot2 + self.smoothing)
-
-    def _background(self) -> tuple[np.ndarray, np.ndarray, float, float]:
-        """Per-word backgrounds (bg1 over lang1 words, bg2 over lang2) and those of unseen words."""
+    def _background(self) -> tuple[np.ndarray, np.ndarray, float, float, float, float]:
+        """Per-word backgrounds (bg1 over lang1 words, bg2 over lang2), those of unseen words and
+        the training tokens of each side, once per model change."""
         cached = self._bg
-        if cached is not None and cached[0] == self._version:
-            return cached[1], cached[2], cached[3], cached[4]
-        lam, u = self.smoothing, self.uniform
-        n1, n2 = self._uni1.sum(), self._uni2.sum()
-        if n1 <= 0 or n2 <= 0:
-            bg1, bg2, base1, base2 = np.full(len(self._words1), u), np.full(len(self._words2), u), u, u
-        else:
-            w1, w2 = self._weights()
-            out1 = np.zeros(len(self._words1))
-            out2 = np.zeros(len(self._words2))
-            for keys, c21, c12 in (self._main, self._delta):
-                if len(keys):
-                    _marginal_sums(keys, c21, c12, w1, w2, out2, out1)
-            base2 = lam * u * w1.sum() / n1
-            base1 = lam * u * w2.sum() / n2
-            bg2 = out2 / n1 + base2
-            bg1 = out1 / n2 + base1
-            s2, s1 = self._same2, self._same1
-            k2, k1 = s2 > 0, s1 > 0
-            bg2[k2] += lam * (1.0 - u) * w1[s2[k2]] / n1
-            bg1[k1] += lam * (1.0 - u) * w2[s1[k1]] / n2
-        bg1[0] = bg2[0] = 1.0
-        self._bg = (self._version, bg1, bg2, float(base1), float(base2))
-        return bg1, bg2, float(base1), float(base2)
+        if cached is None or cached[0] != self._version:
+            cached = self._bg = (self._version, *background(
+                *self._main, *self._delta, self._tot1, self._tot2, self._uni1, self._uni2, self._same1, self._same2,
+                self.smoothing, self.uniform))
+        return cached[1:]
 
 
