@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from matchers.page.linearize import tag_code
-from matchers.structure.best_k_search import best_k_search, search_candidates
+from matchers.structure.best_k_search import best_k_search, search_candidates, search_candidates_held
 from matchers.structure.best_structure import pruning_limits
 from matchers.structure.chunk_correlation import MAX_CELLS
 from matchers.structure.edit_distance import SCALE
@@ -70,7 +70,9 @@ def test_search_candidates_equals_the_steps(seed: int) -> None:
             want_pos, want = _stepwise(store, query, rows, 0.3, 0.5, keep, record, margin)
             q = store.encode(query)
             flat, offsets = store.arrays()
-            got_pos, *got = search_candidates(
+            # The kernel that lets the GIL go and the one that holds it, in turn.
+            search = (search_candidates, search_candidates_held)[compared % 2]
+            got_pos, *got = search(
                 q, store.query_histogram(q, encoded=True), flat, offsets, store.histograms(), store.lengths, rows,
                 0.3, record if record is not None else np.zeros(0), record is not None, margin, 0.5, keep, MAX_CELLS,
             )

@@ -6,8 +6,8 @@ decisions (beads, priors, band, blocks, length and lexical terms) are stated in
 :mod:`matchers.content.sentence_align`.  :func:`align_band` runs one band from the two documents'
 word indices to the path: one kernel, because the content filter's thread runs it beside the busy
 reactor and each return from code that let the GIL go waits for the reactor to hand it back
-(docs/benchmarks.md (j)); the dense translation tables of each block are filled inside it
-(:func:`matchers.content.model_counts.dense_tables`).
+(docs/benchmarks.md (j)); a short band holds the GIL instead.  The dense translation tables of
+each block are filled inside it (:func:`matchers.content.model_counts.dense_tables`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import os
 import numba
 import numpy as np
 
-from matchers.content.model_counts import dense_tables
+from matchers.content.model_counts import TableSource, dense_tables
 
 # numba caches compiled code next to the source file; a module imported from a zipped egg
 # (a Scrapyd deployment) has none, so there it compiles once per process instead.
@@ -31,12 +31,44 @@ DJ = (1, 0, 1, 1, 2, 2)
 _DI, _DJ = DI, DJ
 
 
-@numba.njit(cache=_CACHE, nogil=True)
-def align_band(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
-               block_rows):  # pragma: no cover - compiled
+# A kernel that lets the GIL go makes its thread wait to have it back from the busy reactor, up to
+# the switch interval (50 ms in a crawl) and several milliseconds on average: a band whose work is
+# shorter than that costs the crawl less done holding the GIL.  The work is the first page's tokens
+# times the band's half-width; 15,000 is about 2 ms (benchmarks/bench_content_gil.py).
+HOLD_GIL_WORK = 15_000
+
+
+def align_band(
+    k: int, src: TableSource, ids1: np.ndarray, off1: np.ndarray, ids2: np.ndarray, off2: np.ndarray,
+    bg1: np.ndarray, bg2: np.ndarray, ch1: np.ndarray, ch2: np.ndarray, ratio: float, var: float, log_sd: float,
+    coef: float, logprior: np.ndarray, block_rows: int,
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """The best path within ``k`` of the diagonal: ``(jlo, jhi, terms, path)``, ``terms`` the
     pair terms ``(tlo, a11, b11, a21, b12)`` and ``path`` the beads' ``(types, ii, jj, la, lb,
-    ll)``; ``src`` the model's :class:`~matchers.content.model_counts.TableSource`."""
+    ll)``; ``src`` the model's :class:`~matchers.content.model_counts.TableSource`.  One kernel,
+    which lets the GIL go when the band's work exceeds :data:`HOLD_GIL_WORK`."""
+    kernel = _align_band_held if ids1.size * k <= HOLD_GIL_WORK else _align_band_released
+    return kernel(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
+                  block_rows)
+
+
+@numba.njit(cache=_CACHE, nogil=True)
+def _align_band_released(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
+                         block_rows):  # pragma: no cover - compiled
+    return _align_band(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
+                       block_rows)
+
+
+@numba.njit(cache=_CACHE)
+def _align_band_held(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
+                     block_rows):  # pragma: no cover - compiled
+    return _align_band(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
+                       block_rows)
+
+
+@numba.njit(cache=_CACHE)
+def _align_band(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
+                block_rows):  # pragma: no cover - compiled
     n1, n2 = off1.size - 1, off2.size - 1
     jlo, jhi = _band(n1, n2, k)
     tlo, a11, b11, a21, b12 = _pair_terms(src, ids1, off1, ids2, off2, jlo, jhi, bg1, bg2, block_rows)

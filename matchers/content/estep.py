@@ -62,12 +62,29 @@ def update_counts(
     summed, so every chunk sees the same parameters and the result is the unchunked one up to the
     order of floating-point sums.  One kernel from the tokens to the new delta table: it runs in
     the content filter's thread beside the busy reactor, and every return from code that let the
-    GIL go waits for the reactor to hand it back (docs/benchmarks.md (j)).
+    GIL go waits for the reactor to hand it back (docs/benchmarks.md (j)); a small update holds
+    the GIL instead.
     """
-    keys, n21, n12, _, delta = _expected_counts(
+    pairs = max(1, len(off1) - 1)
+    combinations = (len(ids1) + pairs) * (len(ids2) + pairs) // pairs  # about: each pair's (l + 1)(m + 1)
+    kernel = _expected_counts_held if combinations <= HOLD_GIL_COMBINATIONS else _expected_counts
+    keys, n21, n12, _, delta = kernel(
         np.ascontiguousarray(ids1, np.int64), np.ascontiguousarray(off1, np.int64),
         np.ascontiguousarray(ids2, np.int64), np.ascontiguousarray(off2, np.int64), int(chunk), *params)
     return (keys, n21, n12), delta
+
+
+# An update smaller than this many word-pair combinations (about 2 ms) holds the GIL: letting it go
+# would make the thread wait longer than that to have it back from the busy reactor
+# (matchers.content.alignment_dp.HOLD_GIL_WORK).
+HOLD_GIL_COMBINATIONS = 20_000
+
+
+@numba.njit(cache=_CACHE)
+def _expected_counts_held(ids1, off1, ids2, off2, chunk, main_keys, main_c21, main_c12, delta_keys, delta_c21,
+                          delta_c12, tot1, tot2, same1, lam, uniform):  # pragma: no cover - compiled
+    return _expected_counts(ids1, off1, ids2, off2, chunk, main_keys, main_c21, main_c12, delta_keys, delta_c21,
+                            delta_c12, tot1, tot2, same1, lam, uniform)
 
 
 @numba.njit(cache=_CACHE, nogil=True)

@@ -5,10 +5,11 @@ then the chunk-length correlation), narrowed as described in
 :func:`matchers.structure.structure_filter._search`: rows compared lowest lower bound first in
 growing batches, the ``keep``-th passed row and the best one bounding what is left.
 
-It is one call that releases the GIL for a page's whole search.  The filter runs in a thread
-beside the reactor by default, and a thread that lets the GIL go waits up to the switch interval
-to have it back: as separate kernels (the bounds, each batch of distances, each batch of
-correlations) with numpy between them, a page waited once per kernel (docs/benchmarks.md (c)).
+It is one call that releases the GIL for a page's whole search (or holds it, for a short search).
+The filter runs in a thread beside the reactor by default, and a thread that lets the GIL go waits
+up to the switch interval to have it back: as separate kernels (the bounds, each batch of
+distances, each batch of correlations) with numpy between them, a page waited once per kernel
+(docs/benchmarks.md (c)).
 It runs on one numba thread, as the crawl does, so the batches are plain loops.
 """
 
@@ -137,8 +138,21 @@ def search_candidates(
     query, q_hist, flat, offsets, hists, store_lengths, rows, ratio, best_col, use_margin, margin,
     min_correlation, keep, max_cells,
 ):  # pragma: no cover - compiled
+    """:func:`search_candidates_held`, letting the GIL go for the whole search."""
+    return search_candidates_held(
+        query, q_hist, flat, offsets, hists, store_lengths, rows, ratio, best_col, use_margin, margin,
+        min_correlation, keep, max_cells,
+    )
+
+
+@numba.njit(cache=_CACHE)
+def search_candidates_held(
+    query, q_hist, flat, offsets, hists, store_lengths, rows, ratio, best_col, use_margin, margin,
+    min_correlation, keep, max_cells,
+):  # pragma: no cover - compiled
     """One language's part of :func:`matchers.structure.structure_filter.structure_filter` with
-    ``keep`` > 0, from the candidates' rows to the kept ones, in one call that holds no GIL.
+    ``keep`` > 0, from the candidates' rows to the kept ones, in one call, holding the GIL
+    (:func:`search_candidates` lets it go).
 
     Returns ``(positions, edit_distance, structure_threshold, structure, chunk_correlation,
     aligned_chunks)``: the increasing positions in ``rows`` of the candidates kept and their

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from matchers.site.page_index import CandidateSet, SiteIndex
-from matchers.structure.best_k_search import search_candidates
+from matchers.structure.best_k_search import search_candidates, search_candidates_held
 from matchers.structure.best_structure import pruning_limits
 from matchers.structure.chunk_correlation import MAX_CELLS, batch_chunk_correlation
 from matchers.structure.edit_distance import SCALE
@@ -86,6 +86,13 @@ def _own_codes(
         return None
     return store.tokens(row), store.histogram(row)
 
+
+# A search that lets the GIL go makes the filter's thread wait to have it back from the busy
+# reactor, up to the switch interval (50 ms in a crawl) and several milliseconds on average, for
+# a search of a few hundred microseconds on a small site.  Searches whose work (candidates times
+# the squared length of the new page's tag sequence, which bounds the banded distances' cells)
+# is at most this, about 2 ms of the search, hold the GIL.
+HOLD_GIL_WORK = 8_000_000
 
 # The scores the filter adds to each candidate it keeps.
 SCORES = ("edit_distance", "structure_threshold", "structure", "chunk_correlation", "aligned_chunks")
@@ -167,12 +174,14 @@ def _search(
 
     The limits, the search and the choice of the kept rows run as one numba kernel
     (matchers.structure.best_k_search.search_candidates), so a page's search in the filter's
-    thread lets the GIL go and waits to have it back once per language.
+    thread lets the GIL go and waits to have it back once per language; a search whose work is
+    at most :data:`HOLD_GIL_WORK` holds the GIL instead.
     """
     codes, hist = query
     flat, offsets = store.arrays()
     use_margin = best is not None and margin is not None
-    return search_candidates(
+    search = search_candidates_held if len(rows) * len(codes) ** 2 <= HOLD_GIL_WORK else search_candidates
+    return search(
         codes, hist, flat, offsets, store.histograms(), store.lengths,
         np.ascontiguousarray(rows, dtype=np.int64), float(ratio),
         best if use_margin else np.zeros(0), use_margin, float(margin) if use_margin else 0.0,
