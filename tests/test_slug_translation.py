@@ -53,6 +53,17 @@ def test_the_sites_own_model_translates_slug_words():
     translate = model_translate(model)
     assert slug_score("https://h/en/income.html", "https://h/fr/revenu.html", translate) == 1.0
     assert slug_score("https://h/en/income.html", "https://h/fr/documents.html", translate) == 0.0
+    # Each word pair is looked up once per translator, with the answers a fresh lookup gives.
+    calls = []
+    real = model.local_tables
+    model.local_tables = lambda w1, w2: (calls.append((list(w1), list(w2))), real(w1, w2))[1]  # type: ignore[method-assign]
+    memo = model_translate(model)
+    words1, words2 = ["income", "travel", "advice"], ["revenu", "voyage", "conseils", "documents"]
+    first = memo(words1[:2], words2[:3])
+    assert memo(words1, words2) == model_translate(model)(words1, words2)
+    assert memo(words1[:2], words2[:3]) == first and first[0][0] and first[1][1]
+    assert calls[:2] == [(words1[:2], words2[:3]), (words1, words2)]  # "income", "travel" had no "documents" yet
+    assert len(calls) == 3  # the third was the fresh translator's
 
 
 def test_decision_counts_slugs_only_with_other_evidence():

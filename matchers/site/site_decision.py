@@ -41,7 +41,13 @@ from matchers.site.one_to_one import Scored, resolve_one_to_one
 from matchers.site.page_index import SiteIndex
 from matchers.site.pivot_pairs import PivotProposal, pivot_proposals
 from matchers.site.site_evidence import SiteEvidence
-from matchers.site.slug_translation import Translate, dictionary_translate, model_translate, slug_score
+from matchers.site.slug_translation import (
+    Translate,
+    dictionary_translate,
+    model_translate,
+    slug_score,
+    slug_words,
+)
 from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
 from matchers.structure.structure_threshold import scaled_limits, similarity
 from matchers.structure.unsupervised_threshold import (
@@ -234,6 +240,13 @@ def decide_site(
             with contextlib.suppress(ValueError):  # no pair with P_d = 0: fixed thresholds stay
                 thresholds[langs] = estimate_threshold(sample, cfg.threshold_step, cfg.threshold_delta)
     translators: dict[tuple[str, str], Translate] = {}
+    slugs: dict[str, tuple[str, ...]] = {}
+
+    def url_words(url: str) -> tuple[str, ...]:
+        words = slugs.get(url)
+        if words is None:
+            words = slugs[url] = slug_words(url)
+        return words
 
     def translator(lang1: str, lang2: str, model: TranslationModel) -> Translate:
         key = (lang1, lang2)
@@ -303,7 +316,7 @@ def decide_site(
                 scores["images"] = round(images, 6)
             if fp is not None:
                 scores["fingerprint_ratio"] = round(fp, 6)
-        slug = slug_score(c.url1, c.url2, translator(c.lang1, c.lang2, model))
+        slug = slug_score(c.url1, c.url2, translator(c.lang1, c.lang2, model), url_words)
         if slug is not None:
             scores["slug"] = round(slug, 6)
         dup = near.get(c.url1) or near.get(c.url2) or ""

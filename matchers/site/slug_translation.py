@@ -36,10 +36,13 @@ def slug_words(url: str) -> tuple[str, ...]:
     return tuple(w for w in words if len(w) >= 3 and w.isalpha() and w not in _NOT_SLUG)
 
 
-def slug_score(url_a: str, url_b: str, translate: Translate) -> float | None:
+def slug_score(
+    url_a: str, url_b: str, translate: Translate, words: Callable[[str], tuple[str, ...]] = slug_words,
+) -> float | None:
     """Share of the words of the two URLs' paths that are not in both and whose translation is
-    among the other URL's such words; None when either URL has none (no translated slug)."""
-    wa, wb = slug_words(url_a), slug_words(url_b)
+    among the other URL's such words; None when either URL has none (no translated slug).
+    ``words``: :func:`slug_words`, or a caller's memo of it (a page has several candidates)."""
+    wa, wb = words(url_a), words(url_b)
     only_a = sorted(set(wa) - set(wb))
     only_b = sorted(set(wb) - set(wa))
     if not only_a or not only_b:
@@ -52,12 +55,19 @@ def slug_score(url_a: str, url_b: str, translate: Translate) -> float | None:
 
 def model_translate(model: TranslationModel, min_probability: float = MIN_PROBABILITY) -> Translate:
     """Translation by the site's model: a word pair counts when either direction's probability
-    reaches ``min_probability``."""
+    reaches ``min_probability``.  Each word pair is looked up once per translator (the model must
+    not change meanwhile): a site's slugs repeat their words from candidate to candidate."""
+    known: dict[tuple[str, str], bool] = {}
 
     def translate(words1: Sequence[str], words2: Sequence[str]) -> list[list[bool]]:
-        tables = model.local_tables(words1, words2)
-        t21, t12 = tables.t21[1:, 1:], tables.t12[1:, 1:]
-        return ((t21 >= min_probability) | (t12 >= min_probability)).tolist()
+        rows = [w for w in words1 if any((w, v) not in known for v in words2)]
+        if rows:
+            tables = model.local_tables(rows, words2)
+            t21, t12 = tables.t21[1:, 1:], tables.t12[1:, 1:]
+            hits = ((t21 >= min_probability) | (t12 >= min_probability)).tolist()
+            for w, row in zip(rows, hits, strict=True):
+                known.update(((w, v), hit) for v, hit in zip(words2, row, strict=True))
+        return [[known[(w, v)] for v in words2] for w in words1]
 
     return translate
 
