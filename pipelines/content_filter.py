@@ -16,6 +16,7 @@ from bitext_spider.resolution import content_enabled
 from bitext_spider.runtime import BitextRuntime
 from bitext_spider.workers.cpu_stat import CpuStat
 from matchers.content.content_filter import ContentFilter
+from matchers.gil_hold import hold_short_kernels
 from pipelines.base import MatchingStage, pages_only
 
 
@@ -36,7 +37,9 @@ class ContentFilterPipeline(MatchingStage):
         self.filter: ContentFilter = content
         # One thread: the models are updated (and merged with other processes' training, in
         # ModelRegistry.updated) in it, so no lock is needed around them.
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content")
+        # Beside the reactor, short kernels hold the GIL rather than wait to have it back.
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bitext-content",
+                                            initializer=hold_short_kernels)
         self._cpu = CpuStat("bitext/time/content_cpu_ms")
         # Wall time beyond the CPU time is mostly the wait to win the GIL back from the reactor.
         self._wall = CpuStat("bitext/time/content_thread_wall_ms")

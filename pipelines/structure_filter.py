@@ -33,6 +33,7 @@ from bitext_spider.runtime import BitextRuntime
 from bitext_spider.workers.channel import WorkerChannel, WorkerDied
 from bitext_spider.workers.cpu_stat import CpuStat
 from bitext_spider.workers.structure_worker import Request, filter_in_worker, init_worker, one_numba_thread
+from matchers.gil_hold import hold_short_kernels
 from matchers.site.page_index import SiteIndex
 from matchers.structure.structure_filter import structure_filter
 from pipelines.base import MatchingStage, pages_only
@@ -47,11 +48,18 @@ def _timed(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[floa
     return time.thread_time() - t0, time.perf_counter() - w0
 
 
+def _stage_thread() -> None:
+    # Beside the reactor: one numba thread, and short searches hold the GIL rather than wait to
+    # have it back (matchers.gil_hold).
+    one_numba_thread()
+    hold_short_kernels()
+
+
 class StructureFilterPipeline(MatchingStage):
     def __init__(self, runtime: BitextRuntime) -> None:
         super().__init__(runtime)
         self._executor = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="bitext-structure", initializer=one_numba_thread
+            max_workers=1, thread_name_prefix="bitext-structure", initializer=_stage_thread
         )
         self._channel: WorkerChannel | None = None
         self._use_worker = self.config.structure_worker

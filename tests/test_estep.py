@@ -3,6 +3,7 @@ against the model's closed form written out cell by cell."""
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 
 import numpy as np
@@ -50,9 +51,12 @@ def _t12(m: TranslationModel, w1: str, w2: str) -> float:
 @pytest.mark.parametrize("hold", [True, False])
 def test_the_kernels_e_step_is_ibm1s_written_out(seed: int, hold: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     import matchers.content.estep as estep
+    import matchers.gil_hold as gil_hold
 
-    # Both kernels: the one that holds the GIL (small updates) and the one that lets it go.
-    monkeypatch.setattr(estep, "HOLD_GIL_COMBINATIONS", 1 << 40 if hold else 0)
+    # Both kernels: the one a stage thread's small updates hold the GIL in, and the one that lets it go.
+    monkeypatch.setattr(estep, "HOLD_GIL_COMBINATIONS", 1 << 40)
+    monkeypatch.setattr(gil_hold, "_local", threading.local())
+    gil_hold.hold_short_kernels(hold)
     m = _model(seed)
     batch = _pairs(np.random.default_rng(100 + seed), 40, 80)  # words the model has not seen too
     want: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])

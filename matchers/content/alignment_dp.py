@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from matchers.content.model_counts import TableSource, dense_tables
+from matchers.gil_hold import holds_short_kernels
 
 # numba caches compiled code next to the source file; a module imported from a zipped egg
 # (a Scrapyd deployment) has none, so there it compiles once per process instead.
@@ -31,9 +32,9 @@ DJ = (1, 0, 1, 1, 2, 2)
 _DI, _DJ = DI, DJ
 
 
-# A kernel that lets the GIL go makes its thread wait to have it back from the busy reactor, up to
-# the switch interval (50 ms in a crawl) and several milliseconds on average: a band whose work is
-# shorter than that costs the crawl less done holding the GIL.  The work is the first page's tokens
+# A kernel that lets the GIL go makes a stage thread wait to have it back from the busy reactor, up
+# to the switch interval (50 ms in a crawl) and several milliseconds on average: a band whose work
+# is shorter than that costs the crawl less done holding the GIL (matchers.gil_hold).  The work is the first page's tokens
 # times the band's half-width; 15,000 is about 2 ms (benchmarks/bench_content_gil.py).
 HOLD_GIL_WORK = 15_000
 
@@ -46,8 +47,10 @@ def align_band(
     """The best path within ``k`` of the diagonal: ``(jlo, jhi, terms, path)``, ``terms`` the
     pair terms ``(tlo, a11, b11, a21, b12)`` and ``path`` the beads' ``(types, ii, jj, la, lb,
     ll)``; ``src`` the model's :class:`~matchers.content.model_counts.TableSource`.  One kernel,
-    which lets the GIL go when the band's work exceeds :data:`HOLD_GIL_WORK`."""
-    kernel = _align_band_held if ids1.size * k <= HOLD_GIL_WORK else _align_band_released
+    which holds the GIL in a crawl's stage thread (matchers.gil_hold) when the band's work is at
+    most :data:`HOLD_GIL_WORK`, and lets it go otherwise."""
+    short = holds_short_kernels() and ids1.size * k <= HOLD_GIL_WORK
+    kernel = _align_band_held if short else _align_band_released
     return kernel(k, src, ids1, off1, ids2, off2, bg1, bg2, ch1, ch2, ratio, var, log_sd, coef, logprior,
                   block_rows)
 

@@ -19,6 +19,7 @@ import numba
 import numpy as np
 
 from matchers.content.model_counts import Store, _merge_sorted
+from matchers.gil_hold import holds_short_kernels
 
 # numba caches compiled code next to the source file; a module imported from a zipped egg
 # (a Scrapyd deployment) has none, so there it compiles once per process instead.
@@ -62,21 +63,22 @@ def update_counts(
     summed, so every chunk sees the same parameters and the result is the unchunked one up to the
     order of floating-point sums.  One kernel from the tokens to the new delta table: it runs in
     the content filter's thread beside the busy reactor, and every return from code that let the
-    GIL go waits for the reactor to hand it back (docs/benchmarks.md (j)); a small update holds
-    the GIL instead.
+    GIL go waits for the reactor to hand it back (docs/benchmarks.md (j)); there a small update
+    holds the GIL instead (matchers.gil_hold).
     """
     pairs = max(1, len(off1) - 1)
     combinations = (len(ids1) + pairs) * (len(ids2) + pairs) // pairs  # about: each pair's (l + 1)(m + 1)
-    kernel = _expected_counts_held if combinations <= HOLD_GIL_COMBINATIONS else _expected_counts
+    short = holds_short_kernels() and combinations <= HOLD_GIL_COMBINATIONS
+    kernel = _expected_counts_held if short else _expected_counts
     keys, n21, n12, _, delta = kernel(
         np.ascontiguousarray(ids1, np.int64), np.ascontiguousarray(off1, np.int64),
         np.ascontiguousarray(ids2, np.int64), np.ascontiguousarray(off2, np.int64), int(chunk), *params)
     return (keys, n21, n12), delta
 
 
-# An update smaller than this many word-pair combinations (about 2 ms) holds the GIL: letting it go
-# would make the thread wait longer than that to have it back from the busy reactor
-# (matchers.content.alignment_dp.HOLD_GIL_WORK).
+# In a crawl's stage thread an update of at most this many word-pair combinations (about 2 ms)
+# holds the GIL: letting it go would make the thread wait longer than that to have it back from
+# the busy reactor (matchers.gil_hold).
 HOLD_GIL_COMBINATIONS = 20_000
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from matchers.gil_hold import holds_short_kernels
 from matchers.site.page_index import CandidateSet, SiteIndex
 from matchers.structure.best_k_search import search_candidates, search_candidates_held
 from matchers.structure.best_structure import pruning_limits
@@ -174,13 +175,14 @@ def _search(
 
     The limits, the search and the choice of the kept rows run as one numba kernel
     (matchers.structure.best_k_search.search_candidates), so a page's search in the filter's
-    thread lets the GIL go and waits to have it back once per language; a search whose work is
-    at most :data:`HOLD_GIL_WORK` holds the GIL instead.
+    thread lets the GIL go and waits to have it back once per language; there a search whose
+    work is at most :data:`HOLD_GIL_WORK` holds the GIL instead (matchers.gil_hold).
     """
     codes, hist = query
     flat, offsets = store.arrays()
     use_margin = best is not None and margin is not None
-    search = search_candidates_held if len(rows) * len(codes) ** 2 <= HOLD_GIL_WORK else search_candidates
+    short = holds_short_kernels() and len(rows) * len(codes) ** 2 <= HOLD_GIL_WORK
+    search = search_candidates_held if short else search_candidates
     return search(
         codes, hist, flat, offsets, store.histograms(), store.lengths,
         np.ascontiguousarray(rows, dtype=np.int64), float(ratio),
