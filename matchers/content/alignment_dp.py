@@ -29,7 +29,6 @@ _CACHE = os.path.isfile(__file__)
 ONE_ONE, ONE_ZERO, ZERO_ONE, TWO_ONE, ONE_TWO, TWO_TWO = range(6)
 DI = (1, 1, 0, 2, 1, 2)
 DJ = (1, 0, 1, 1, 2, 2)
-_DI, _DJ = DI, DJ
 
 
 # A kernel that lets the GIL go makes a stage thread wait to have it back from the busy reactor, up
@@ -257,7 +256,7 @@ def _length(l1, l2, ratio, var, log_sd, coef):  # pragma: no cover - compiled
 @numba.njit(cache=_CACHE)
 def terms(bt, i, j, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef):  # pragma: no cover
     # (direction A, direction B, length) log-likelihood ratios of bead type bt ending at (i, j).
-    if _DI[bt] * _DJ[bt] == 0:  # an unaligned sentence: no evidence either way
+    if DI[bt] * DJ[bt] == 0:  # an unaligned sentence: no evidence either way
         return 0.0, 0.0, 0.0
     s, t = i - 1, j - 1
     c = t - tlo[s]
@@ -351,8 +350,8 @@ def _path(back, jlo, tlo, a11, b11, a21, b12, ch1, ch2, ratio, var, log_sd, coef
             raise AssertionError("unreachable cell on the alignment path")
         types[nb], ii[nb], jj[nb] = bt, i, j
         nb += 1
-        i -= _DI[bt]
-        j -= _DJ[bt]
+        i -= DI[bt]
+        j -= DJ[bt]
     types, ii, jj = types[:nb][::-1].copy(), ii[:nb][::-1].copy(), jj[:nb][::-1].copy()
     la = np.zeros(nb)
     lb = np.zeros(nb)
