@@ -1,7 +1,8 @@
 """The count tables of the IBM-1 translation model (matchers.content.translation_model): sparse
 expected counts keyed ``w1 << 32 | w2``, their snapshots, the mapping of another process's word ids,
-and the numba kernels of the E-step, the merge of sorted tables and the M-step's fill.  Tomás et
-al., *WebMining*, section 2.3 (the incremental EM whose counts these are).
+and the numba kernels of the merge of sorted tables, the backgrounds and the M-step's fill of a
+document pair's dense tables (the E-step's are in matchers.content.estep).  Tomás et al.,
+*WebMining*, section 2.3 (the incremental EM whose counts these are).
 
 Memory: what grows is the vocabularies (strings, four float64 per word) and the counts table,
 sparse: only word pairs that co-occurred in a training sentence pair, 24 bytes each (int64 key
