@@ -58,6 +58,10 @@ class PageItem:
     # The page's best match per language as a trained content model aligned it: (other URL,
     # other language, sentences), stored with the page.
     aligned: list[tuple[str, str, AlignedSentences]] = field(default_factory=list, repr=False)
+    # Earlier pages' candidates judged again as their model matured, with the accepted ones'
+    # sentences (first page's first): (url, language, other URL, other language, sentences),
+    # stored with the page.
+    realigned: list[tuple[str, str, str, str, AlignedSentences]] = field(default_factory=list, repr=False)
     note: str = ""
     # Relevance to the domain of a focused crawl (matchers.page.topic_relevance); None without one.
     topic: TopicScore | None = None

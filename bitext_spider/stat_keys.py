@@ -125,9 +125,13 @@ STATS: tuple[Stat, ...] = (
          "flag changed once every page was in.", _CONTENT),
     Stat("bitext/content/mutual_dropped_at_close", "Of those, candidates taken as mutual bests that no longer "
          "were and whose share was too low for a content-only candidate.", _CONTENT),
-    Stat("bitext/content/rejudged_at_close", "Candidates judged again at close with the final models.",
+    Stat("bitext/content/rejudged_at_maturity", "Candidates a young model let through, judged again "
+         "during the crawl once their language pair's model matured.", _CONTENT),
+    Stat("bitext/content/dropped_at_maturity", "Of those, candidates under the share (dropped at close).",
          _CONTENT),
-    Stat("bitext/content/dropped_at_close", "Candidates dropped by that second judgment.", _CONTENT),
+    Stat("bitext/content/rejudged_at_close", "Candidates a young model let through and not judged again as "
+         "it matured, judged at close with the final models.", _CONTENT),
+    Stat("bitext/content/dropped_at_close", "Candidates dropped at close by either second judgment.", _CONTENT),
     Stat("bitext/content/model_updates", "Accepted pairs that trained a translation model.", _CONTENT),
     Stat("bitext/content/model_sentences", "Sentence pairs the translation models were trained on.", _CONTENT),
     Stat("bitext/content/sentences_stored", "Aligned sentence pairs stored for final pairs.", _CONTENT),

@@ -13,7 +13,7 @@ from scrapy.exceptions import NotConfigured
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PageItem
 from bitext_spider.resolution import content_enabled
-from bitext_spider.runtime import BitextRuntime
+from bitext_spider.runtime import BitextRuntime, SiteState
 from bitext_spider.workers.cpu_stat import CpuStat
 from matchers.content.content_filter import ContentFilter
 from matchers.gil_hold import hold_short_kernels
@@ -25,6 +25,16 @@ def _timed(fn: Any, *args: Any) -> tuple[Any, float, float]:
     t0, w0 = time.thread_time(), time.perf_counter()
     out = fn(*args)
     return out, time.thread_time() - t0, time.perf_counter() - w0
+
+
+def _judge(content: ContentFilter, state: SiteState, item: PageItem) -> tuple[Any, Any]:
+    """The page's candidates judged, then the young candidates whose model has matured since."""
+    aligned = content.filter_page(state.site_id, state.index, item.content, item.candidates, item.published,
+                                  item.visible)
+    page = state.index.locate(item.url)
+    if page is not None:
+        content.note_young(state.site_id, page, item.candidates)
+    return aligned, content.rejudge_matured(state.site_id, state.index)
 
 
 class ContentFilterPipeline(MatchingStage):
@@ -59,13 +69,15 @@ class ContentFilterPipeline(MatchingStage):
         if item.content is None or not item.eligible:
             return item
         state = self.runtime.site(item.site)
-        aligned, cpu, wall = await asyncio.get_running_loop().run_in_executor(
-            self._executor, _timed, self.filter.filter_page, state.site_id, state.index, item.content,
-            item.candidates, item.published, item.visible,
+        (aligned, matured), cpu, wall = await asyncio.get_running_loop().run_in_executor(
+            self._executor, _timed, _judge, self.filter, state, item,
         )
         self._cpu.add(self.stats, cpu)
         self._wall.add(self.stats, wall)
-        item.aligned = [(state.index.index(lang).urls[row], lang, kept) for lang, row, kept in aligned]
+        index = state.index.index
+        item.aligned = [(index(lang).urls[row], lang, kept) for lang, row, kept in aligned]
+        item.realigned = [(index(a[0]).urls[a[1]], a[0], index(b[0]).urls[b[1]], b[0], kept)
+                          for a, b, kept in matured]
         item.candidates = [c for c in item.candidates if len(c)]
         self.stats.inc_value("bitext/candidates/content", sum(len(c) for c in item.candidates))
         self._publish()

@@ -73,6 +73,8 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
                       else kept.sentence_pairs())
         for url, lang, kept in item.aligned
     ]
+    aligned += [AlignedRecord(url2, lang2, kept.sentence_pairs(), own_url=url1, own_lang=lang1)
+                for url1, lang1, url2, lang2, kept in item.realigned]
     return PageRecord(site_id=site_id, values=values, candidates=candidates, aligned=aligned)
 
 
@@ -109,6 +111,7 @@ class StorePipeline:
         item.parsed = None
         item.candidates = []
         item.aligned = []
+        item.realigned = []
         item.content = None
         return item
 

@@ -285,6 +285,65 @@ def test_a_young_models_judgment_is_made_again_at_close(tmp_path):
     store.close()
 
 
+SENTENCES_QUERY = ("select p1.url, p2.url, text1, text2 from sentences join pages p1 on p1.id = page1_id "
+                   "join pages p2 on p2.id = page2_id order by position")
+
+
+def test_a_young_judgment_is_made_again_as_soon_as_the_model_matures(tmp_path):
+    """The same wrong candidate as above: the next page after the model matures has it judged
+    again, in the crawl, by the model then; the close applies that verdict without aligning."""
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=20,
+                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3)
+    train(runtime, 1)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/x", page_html("fr", FR_PART)))
+    assert crawler.stats.get_value("bitext/candidates/content") == 1  # en/a - fr/x, judged young
+    train(runtime, 5)
+    assert not crawler.stats.get_value("bitext/content/rejudged_at_maturity")
+    run(item("http://s.test/fr/a", other_template("fr", FR_A)))
+    assert crawler.stats.get_value("bitext/content/rejudged_at_maturity") == 1
+    assert crawler.stats.get_value("bitext/content/dropped_at_maturity") == 1
+    close()
+    assert crawler.stats.get_value("bitext/content/rejudged_at_close") == 0
+    assert crawler.stats.get_value("bitext/content/dropped_at_close") == 1
+    store = Store(runtime.config.db_url, create=False)
+    assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
+    assert {frozenset((c.url1, c.url2)) for c in store.candidates()} == {
+        frozenset(("http://s.test/en/a", "http://s.test/fr/a"))}
+    store.close()
+
+
+def test_a_candidate_accepted_when_judged_again_has_its_sentences_stored_in_the_crawl(tmp_path):
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=40)
+    train(runtime, 1)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    assert runtime.writer.flush(10)
+    store = Store(runtime.config.db_url, create=False)
+    assert list(store.engine.connect().exec_driver_sql(SENTENCES_QUERY)) == []  # a young model's: not kept
+    model = train(runtime, 10)
+    run(item("http://s.test/en/z", page_html("en", FR_PART[2:] + EN_A[:1])))  # any later page
+    assert crawler.stats.get_value("bitext/content/rejudged_at_maturity") == 1
+    assert not crawler.stats.get_value("bitext/content/dropped_at_maturity")
+    assert runtime.writer.flush(10)
+    stored = list(store.engine.connect().exec_driver_sql(SENTENCES_QUERY))
+    assert {(u1, u2) for u1, u2, _, _ in stored} == {("http://s.test/en/a", "http://s.test/fr/a")}
+    index = runtime.sites[SITE.key].index
+    from matchers.content.content_match import match_content
+    then = match_content(model, index.content("http://s.test/en/a"), index.content("http://s.test/fr/a"),
+                         runtime.config.content_sentence_threshold)
+    assert [(t1, t2) for _, _, t1, t2 in stored] == [(t1, t2) for t1, t2, _ in then.sentence_pairs()]
+    close()
+    assert crawler.stats.get_value("bitext/content/rejudged_at_close") == 0
+    assert crawler.stats.get_value("bitext/content/sentences_aligned_at_close", 0) == 0
+    assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
+    (cand,) = [c for c in store.candidates() if {c.url1, c.url2} == {"http://s.test/en/a", "http://s.test/fr/a"}]
+    assert cand.scores["content_maturity"] == 1.0
+    assert cand.scores["content_share"] == pytest.approx(then.share, abs=1e-6)
+    assert list(store.engine.connect().exec_driver_sql(SENTENCES_QUERY)) == stored
+    store.close()
+
+
 def test_kept_alignment_gives_the_sentence_pairs_of_the_match_and_content_keeps_its_tokens():
     from matchers.content.content_match import match_content
     from matchers.content.translation_model import TranslationModel
@@ -310,8 +369,7 @@ def test_sentences_of_a_trained_models_match_are_stored_as_the_page_arrives_and_
     run(item("http://s.test/fr/a", page_html("fr", FR_A)))
     assert runtime.writer.flush(10)
     store = Store(runtime.config.db_url, create=False)
-    query = "select p1.url, p2.url, text1, text2 from sentences join pages p1 on p1.id = page1_id " \
-            "join pages p2 on p2.id = page2_id order by position"
+    query = SENTENCES_QUERY
     at_arrival = list(store.engine.connect().exec_driver_sql(query))
     assert at_arrival and {(u1, u2) for u1, u2, _, _ in at_arrival} == {("http://s.test/en/a", "http://s.test/fr/a")}
     assert any("library" in t1 and "bibliothèque" in t2 for _, _, t1, t2 in at_arrival)

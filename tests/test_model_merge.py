@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from pg_server import create_database, postgres_server
 
+from bitext_spider.store import model_registry
 from bitext_spider.store.database import Store
 from bitext_spider.store.model_registry import ModelRegistry
 from bitext_spider.store.records import ModelRecord
@@ -560,3 +561,29 @@ def test_site_rows_are_compare_and_set_and_a_fold_is_all_or_nothing_on_postgresq
 @pytest.mark.slow
 def test_two_processes_fold_into_one_postgresql_database(pg_url) -> None:
     _two_processes_fold(pg_url)
+
+
+def test_close_groups_language_pairs_into_transactions_by_their_models_size(tmp_path, monkeypatch) -> None:
+    store, a, _b = _seeded(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=float("inf"))
+    pairs = [("en", x) for x in ("fa", "fr", "ga", "gl", "hu")]
+
+    def train() -> int:
+        for lang1, lang2 in pairs:  # the same training: models of one size
+            reg.trainable(lang1, lang2, a).update(_doc(np.random.default_rng(0), 3, ["x", "y", "z"]))
+            reg.updated(lang1, lang2, a)
+        (size,) = {reg.trainable(*p, a).num_entries for p in pairs}
+        return size
+
+    real, groups = store.fold_many_site_models, []
+    monkeypatch.setattr(store, "fold_many_site_models", lambda folds: groups.append(len(folds)) or real(folds))
+    monkeypatch.setattr(model_registry, "_TOGETHER", 3)
+    monkeypatch.setattr(model_registry, "_TOGETHER_ENTRIES", 2 * train())
+    assert reg.save_and_fold([a]) == (5, 5)
+    assert groups == [2, 2, 1]  # the entries close a group before the count does
+    monkeypatch.setattr(model_registry, "_TOGETHER_ENTRIES", 100 * train())
+    groups.clear()
+    assert reg.save_and_fold([a]) == (5, 5)
+    assert groups == [3, 2]
+    assert all(store.model_row(*p).sentences_seen == 6 for p in pairs)
+    store.close()

@@ -174,7 +174,8 @@ class Store(ModelRows):
             wanted.update(
                 c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
             )
-            wanted.update(a.other_url for rec in records for a in rec.aligned if a.other_url not in self._ids)
+            wanted.update(u for rec in records for a in rec.aligned for u in (a.other_url, a.own_url)
+                          if u and u not in self._ids)
             wanted.update(c.other_url for *_, c in self._waiting)
             for chunk in _chunks(sorted(wanted), 500):
                 for url, page_id in s.execute(select(PageRow.url, PageRow.id).where(PageRow.url.in_(chunk))):
@@ -226,12 +227,14 @@ class Store(ModelRows):
     def _aligned_rows(self, records: list[PageRecord], new_ids: dict[str, int]) -> list[dict[str, Any]]:
         rows = []
         for rec in records:
-            page_id = new_ids[rec.url]
-            lang = rec.values.get("lang") or ""
             for a in rec.aligned:
+                if a.own_url:
+                    page_id, lang = new_ids.get(a.own_url) or self._ids.get(a.own_url), a.own_lang
+                else:
+                    page_id, lang = new_ids[rec.url], rec.values.get("lang") or ""
                 other = new_ids.get(a.other_url) or self._ids.get(a.other_url)
-                if other is None:
-                    continue
+                if page_id is None or other is None:
+                    continue  # not stored (yet): the close aligns the pair if it is final
                 p1, l1, p2, l2 = _ordered(page_id, lang, other, a.other_lang)
                 flip = p1 != page_id
                 for pos, (own, theirs, prob) in enumerate(a.pairs):

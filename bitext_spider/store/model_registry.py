@@ -39,10 +39,12 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from typing import TypeVar
 
 from bitext_spider.store.database import Store
 from bitext_spider.store.records import ModelRecord, StoredSiteModel
+from matchers.content.model_counts import ModelCounts
 from matchers.content.model_priming import SentencePairs, prime
 from matchers.content.translation_model import TranslationModel
 
@@ -50,11 +52,18 @@ logger = logging.getLogger(__name__)
 
 # Lost compare-and-set races before a save or fold gives up.
 _ATTEMPTS = 20
-# Language pairs saved or folded in one transaction at close: few transactions, and no more than
-# this many models' states in memory at once (a site's models can weigh hundreds of MB encoded).
-_TOGETHER = 4
+# Language pairs saved or folded in one transaction at close.  Few transactions: a site can have
+# hundreds of language pairs, and on SQLite a commit cost about 20 ms (W3C's 187 models saved four
+# to a transaction took about a second longer than 32 to one).  And a bounded amount of models in
+# memory at once (a site's models can weigh hundreds of MB encoded): at most _TOGETHER_ENTRIES
+# table entries (about 17 bytes each encoded) where the models are in memory, else _TOGETHER_UNSIZED
+# pairs.
+_TOGETHER = 64
+_TOGETHER_ENTRIES = 2_000_000
+_TOGETHER_UNSIZED = 4
 
 Pair = tuple[str, str]
+_T = TypeVar("_T")
 
 
 def pair_key(lang_a: str, lang_b: str) -> Pair:
@@ -181,8 +190,7 @@ class ModelRegistry:
         with self._lock:
             keys = sorted(self._dirty)
         saved = 0
-        for start in range(0, len(keys), _TOGETHER):
-            group = keys[start:start + _TOGETHER]
+        for group in _groups(keys, lambda k: [k], self._entries):
             together = self._save_together(group)
             saved += together if together is not None else sum(self._save(k) for k in group)
         return saved
@@ -222,6 +230,10 @@ class ModelRegistry:
             self.saves += len(todo)
             return len(todo)
 
+    def _entries(self, key: tuple[int, Pair]) -> int:
+        model = self._models.get(key)
+        return model.num_entries if model is not None else 0
+
     def save_and_fold(self, site_ids: Collection[int]) -> tuple[int, int]:
         """:meth:`save_all` then :meth:`fold` of ``site_ids``, the crawl's close: the training of
         those sites goes into the stored models without the round trip through ``site_models``
@@ -235,9 +247,7 @@ class ModelRegistry:
         for key in keys:
             by_pair.setdefault(key[1], []).append(key)
         saved = folded = 0
-        pairs = sorted(by_pair)
-        for start in range(0, len(pairs), _TOGETHER):
-            group = pairs[start:start + _TOGETHER]
+        for group in _groups(sorted(by_pair), by_pair.__getitem__, self._entries):
             together = self._save_and_fold_together(group, [k for p in group for k in by_pair[p]], ids)
             if together is None:  # another writer changed a row: the two steps, with their retries
                 saved += sum(self._save(k) for p in group for k in by_pair[p])
@@ -263,8 +273,9 @@ class ModelRegistry:
                 folds = []
                 sentences: dict[Pair, int] = {}
                 for pair in pairs:
-                    # Per site, what its row would hold: the saved row plus the new training.
-                    sites: dict[int, tuple[str, TranslationModel | None, StoredSiteModel | None]] = {}
+                    # Per site, what its row would hold: the saved row plus the new training (a
+                    # site without a row: its new training as it is, the counts a row would hold).
+                    sites: dict[int, tuple[str, TranslationModel | ModelCounts | None, StoredSiteModel | None]] = {}
                     for row in rows:
                         if (row.lang1, row.lang2) == pair:
                             sites[row.site_id] = (row.site_key, _decode(pair, row.model.state), row)
@@ -272,6 +283,9 @@ class ModelRegistry:
                         if p != pair:
                             continue
                         key, counts, row = sites.get(site_id, (site_keys.get(site_id, ""), None, None))
+                        if row is None:
+                            sites[site_id] = (key, model.pending_counts(), None)
+                            continue
                         if counts is None:
                             counts = counts_container(*pair)
                         counts.add_counts(model.pending_counts())
@@ -282,7 +296,10 @@ class ModelRegistry:
                         merged = TranslationModel(*pair)
                     sentences[pair] = 0
                     for _key, counts, _row in sorted(sites.values(), key=lambda v: v[0]):
-                        if counts is not None:
+                        if isinstance(counts, ModelCounts):
+                            merged.add_counts(counts)
+                            sentences[pair] += counts.sentences
+                        elif counts is not None:
                             merged.add_counts(counts.counts())
                             sentences[pair] += counts.sentences_seen
                     folds.append((_record(pair, merged), stored.version if stored is not None else None,
@@ -351,8 +368,8 @@ class ModelRegistry:
         not changed (the sites keep judging with their own)."""
         folded = 0
         pairs = self.store.site_model_pairs(site_ids)
-        for start in range(0, len(pairs), _TOGETHER):
-            group = pairs[start:start + _TOGETHER]
+        for start in range(0, len(pairs), _TOGETHER_UNSIZED):
+            group = pairs[start:start + _TOGETHER_UNSIZED]
             together = self._fold_together(group, site_ids)
             folded += together if together is not None else sum(self._fold_pair(pair, site_ids) for pair in group)
         return folded
@@ -424,6 +441,23 @@ def _decode(pair: Pair, state: bytes) -> TranslationModel | None:
     except Exception as exc:  # a corrupt snapshot costs the training, not the crawl
         logger.warning("translation model %s-%s: stored state unreadable (%s); starting anew", *pair, exc)
         return None
+
+
+def _groups(items: list[_T], keys: Callable[[_T], list[tuple[int, Pair]]],
+            entries: Callable[[tuple[int, Pair]], int]) -> Iterator[list[_T]]:
+    """``items`` in order, in groups of at most ``_TOGETHER`` whose models (``keys(item)``) hold
+    at most ``_TOGETHER_ENTRIES`` entries together (a larger model goes alone)."""
+    group: list[_T] = []
+    total = 0
+    for item in items:
+        n = sum(entries(k) for k in keys(item))
+        if group and (len(group) >= _TOGETHER or total + n > _TOGETHER_ENTRIES):
+            yield group
+            group, total = [], 0
+        group.append(item)
+        total += n
+    if group:
+        yield group
 
 
 def _record(pair: Pair, model: TranslationModel) -> ModelRecord:

@@ -20,11 +20,15 @@ class CandidateRecord:
 @dataclass
 class AlignedRecord:
     """The aligned sentences of the page with an earlier page, as a trained model aligned them when
-    the page arrived: ``(own text, other text, probability)``, the page's own sentence first."""
+    the page arrived: ``(own text, other text, probability)``, the page's own sentence first.
+    With ``own_url``, two earlier pages' instead (a candidate judged again as its model matured),
+    ``own_url``'s sentence first."""
 
     other_url: str
     other_lang: str
     pairs: list[tuple[str, str, float]]
+    own_url: str = ""
+    own_lang: str = ""
 
 
 @dataclass

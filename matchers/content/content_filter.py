@@ -16,14 +16,16 @@ Tomás et al., *WebMining*, section 2.3.  As each page arrives:
 3. the best accepted candidate per language, if its share reaches
    ``BITEXT_CONTENT_TRAIN_MIN_SHARE``, trains the model: its aligned sentence pairs join the
    next incremental EM step, taken once the pairs held back add a sixteenth to what the model
-   has seen (``TRAIN_BATCH_SHARE``).
+   has seen (``TRAIN_BATCH_SHARE``);
+4. once the model matures, the candidates it judged young are judged again, as if they arrived
+   then (matchers.content.young_judgments); the close applies the verdicts.
 
 When the crawl closes, pages still without a candidate in a language get step 2 again with the
-final model (the pages that arrived before the model was trained), and the aligned sentences of
-the final pairs are stored: a trained model's alignment of a page with its best match is stored
-as the page arrives, and the final pairs without one are aligned at close with the final model.  The candidate's ranking ``score`` mixes its structure similarity and
-its content share, the share weighing half once the model is trained and less before (content
-alone: half its share).
+final model, and the final pairs' sentences are stored: a trained model's alignment of a page
+with its best match (and of a candidate judged again) is stored as the crawl makes it, and the
+final pairs without one are aligned at close with the final model.  The candidate's ranking
+``score`` mixes its structure similarity and its content share, the share weighing half once the
+model is trained and less before (content alone: half its share).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from matchers.content.dictionary_filter import BilingualDictionary
 from matchers.content.sweep_state import SweepSearches, TakenRows
 from matchers.content.training_pairs import TrainingPairs
 from matchers.content.translation_model import TranslationModel
+from matchers.content.young_judgments import Page, Verdict, YoungJudgments
 from matchers.page.page_content import PageContent
 from matchers.site.decision import ACCEPT, WEIGHTS
 from matchers.site.page_index import CandidateSet, SiteIndex
@@ -110,6 +113,9 @@ MUTUAL_MIN_SHARE = (ACCEPT - WEIGHTS["bag"]) / WEIGHTS["content"]
 # ninth of an alignment's cost.
 OPENING_SENTENCES = 8
 OPENING_MIN_SHARE = 0.1
+# Young candidates judged again per page once their model matures (a model maturing brings all
+# its young candidates due at once; spread, they do not hold up one page).  The close takes the rest.
+REJUDGE_PER_PAGE = 16
 
 # A candidate's new judgment at close: (candidate id, ranking score, all its scores).
 Rejudged = tuple[int, float, dict[str, Any]]
@@ -142,6 +148,7 @@ class ContentFilter:
         # step takes a final pair's from here instead of aligning it again.  Keyed by the two
         # pages' content objects; valid while the model has seen no more sentences.
         self._close_matches: dict[frozenset[int], tuple[TranslationModel, int, AlignedSentences]] = {}
+        self.young = YoungJudgments()
 
     def count(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -334,21 +341,60 @@ class ContentFilter:
         for key in sorted(k for k in self._batches if site_id is None or k[0] == site_id):
             self._flush(key)
 
+    def note_young(self, site_id: int, page: Page, candidates: Iterable[CandidateSet]) -> None:
+        """Note the candidates of the page at ``page`` that :meth:`filter_page` judged with a young
+        model, for :meth:`rejudge_matured` once the model matures."""
+        for cand in candidates:
+            judged = cand.scores.get("content_maturity")
+            if judged is None:
+                continue
+            for row, ripe in zip(cand.rows.tolist(), np.asarray(judged).tolist(), strict=True):
+                if ripe < 1.0:
+                    self.young.add(site_id, page, (cand.lang, row))
+
+    def rejudge_matured(
+        self, site_id: int, index: SiteIndex, limit: int = REJUDGE_PER_PAGE
+    ) -> list[tuple[Page, Page, AlignedSentences]]:
+        """Judge up to ``limit`` of the site's young candidates whose model has matured since, as
+        a candidate arriving now would be (the close applies the verdicts).  Returns the accepted
+        ones' alignments, the first page's sentences first, to be stored as an arrival's are."""
+        cfg = self.config
+        for lang_a, lang_b in self.young.waiting(site_id):
+            if is_mature(self.models.get(lang_a, lang_b, site_id), cfg.content_mature_sentences):
+                self.young.matured(site_id, lang_a, lang_b)
+        out: list[tuple[Page, Page, AlignedSentences]] = []
+        for page, other in self.young.take_due(site_id, limit):
+            a, b = index.index(page[0]).content[page[1]], index.index(other[0]).content[other[1]]
+            if a is None or b is None:
+                continue
+            m = self._match(self.models.get(page[0], other[0], site_id), a, b)
+            self.count("rejudged_at_maturity")
+            self.young.judged(site_id, a.uid, b.uid, Verdict(None, None) if m is None else Verdict(m.share, m.mean))
+            if m is None:
+                continue
+            if m.share < cfg.content_min_share:
+                self.count("dropped_at_maturity")
+                continue
+            out.append((page, other, m.aligned().starting_with(a.uid)))
+        return out
+
     # -- at close -----------------------------------------------------------------------------
     def rejudge_site(
         self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]
     ) -> tuple[list[Rejudged], list[int]]:
-        """Judge again, with the final model, the candidates a young model let through.
+        """Judge again the candidates a young model let through: the verdicts of
+        :meth:`rejudge_matured`, and the final model's for the others.
 
         While the model is young the required share is scaled down (the paper's "earlier filters
         stay strict"), so which wrong candidates get in depends on the order pages arrived in.
-        Re-judging them with the now trained model makes the outcome what a trained model would
-        have decided at arrival: a candidate below the share is dropped, as it would have been,
-        and the close sweep then looks for its page's translation on content.  Takes the site's
-        stored candidates; returns the new judgments and the ids of the candidates to drop."""
+        A trained model's judgment makes the outcome what a trained model would have decided at
+        arrival: a candidate below the share is dropped, as it would have been, and the close
+        sweep then looks for its page's translation on content.  Takes the site's stored
+        candidates; returns the new judgments and the ids of the candidates to drop."""
         cfg = self.config
         updates: list[tuple[int, float, dict[str, Any]]] = []
         dropped: list[int] = []
+        aligned = 0
         self._close_matches.clear()
         for c in candidates:
             judged = c.scores.get("content_maturity")
@@ -358,21 +404,31 @@ class ContentFilter:
             if not is_mature(model, cfg.content_mature_sentences):
                 continue  # no better judge than the one that ruled
             a, b = index.content(c.url1), index.content(c.url2)
-            m = self._match(model, a, b) if a is not None and b is not None else None
-            if m is None:
+            if a is None or b is None:
+                continue
+            # Judged as the model matured (the sentences of an accepted one are stored), or now.
+            verdict = self.young.verdict(site_id, a.uid, b.uid)
+            if verdict is None:
+                m = self._match(model, a, b)
+                verdict = Verdict(None, None) if m is None else Verdict(m.share, m.mean)
+                aligned += 1
+                if m is not None and m.share >= cfg.content_min_share:
+                    self.keep_match(model, m)
+            share, mean = verdict.share, verdict.mean
+            if share is None or mean is None:
                 continue  # too little content: the decision's veto, not the share, rules on it
-            if m.share < cfg.content_min_share:
+            if share < cfg.content_min_share:
                 dropped.append(c.id)
                 continue
-            self.keep_match(model, m)
-            scores = dict(c.scores, content_share=round(m.share, 6), content_mean=round(m.mean, 6),
+            scores = dict(c.scores, content_share=round(share, 6), content_mean=round(mean, 6),
                           content_maturity=1.0)
             structure = scores.get("structure")
             score = float(combined_score(np.array([np.nan if structure is None else structure]),
-                                         np.array([m.share]))[0])
+                                         np.array([share]))[0])
             scores["score"] = round(score, 6)
             updates.append((c.id, score, scores))
-        self.count("rejudged_at_close", len(updates) + len(dropped))
+        self.young.forget_site(site_id)
+        self.count("rejudged_at_close", aligned)
         self.count("dropped_at_close", len(dropped))
         return updates, dropped
 
@@ -494,25 +550,21 @@ class ContentFilter:
         return records
 
 
+@dataclass
 class _Rescued:
     """What :meth:`ContentFilter._rescue` found in one language, as columns."""
 
-    def __init__(self, maturity: float) -> None:
-        self.maturity = maturity
-        self.matches: list[ContentMatch] = []
-        self._rows: list[int] = []
-        self._cosine: list[float] = []
-        self._mutual: list[float] = []
+    maturity: float
+    matches: list[ContentMatch] = field(default_factory=list)
+    _found: list[tuple[int, float, float]] = field(default_factory=list)  # row, cosine, mutual
 
     def add(self, row: int, m: ContentMatch, cosine: float, mutual: bool) -> None:
-        self._rows.append(row)
         self.matches.append(m)
-        self._cosine.append(cosine)
-        self._mutual.append(float(mutual))
+        self._found.append((row, cosine, float(mutual)))
 
     @property
     def rows(self) -> np.ndarray:
-        return np.array(self._rows, dtype=np.int64)
+        return np.array([f[0] for f in self._found], dtype=np.int64)
 
     @property
     def share(self) -> np.ndarray:
@@ -524,11 +576,11 @@ class _Rescued:
 
     @property
     def cosine(self) -> np.ndarray:
-        return np.array(self._cosine)
+        return np.array([f[1] for f in self._found])
 
     @property
     def mutual(self) -> np.ndarray:
-        return np.array(self._mutual)
+        return np.array([f[2] for f in self._found])
 
 
 @dataclass

@@ -59,6 +59,12 @@ class AlignedSentences:
     second: PageContent
     rows: np.ndarray
 
+    def starting_with(self, uid: int) -> AlignedSentences:
+        """The same pairs with the page of content ``uid`` as the first side."""
+        if self.first.uid == uid:
+            return self
+        return AlignedSentences(self.second, self.first, self.rows[:, [2, 3, 0, 1, 4]])
+
     def sentence_pairs(self) -> list[tuple[str, str, float]]:
         """As :meth:`ContentMatch.sentence_pairs` gives them."""
         s1, s2 = self.first.sentences, self.second.sentences
