@@ -177,7 +177,9 @@ class BagIndex:
         date and length blocking; rows where the boolean mask ``exclude`` is true are left out
         (rows past its end are not), and so are rows from ``limit`` on: only rows below it are
         compared (the pages that had arrived when a page did)."""
-        query = translated_terms(self._query_terms(content), translate)
+        terms = self._query_terms(content)
+        # Without a translation the words are the query as they are (shared: read only).
+        query: dict[str, float] | Counter[str] = terms if translate is None else translated_terms(terms, translate)
         empty = BagMatch(np.zeros(0, np.int64), np.zeros(0))
         if k <= 0:
             return empty
@@ -203,7 +205,7 @@ class BagIndex:
         return BagMatch(top, cosines) if len(top) else empty
 
     def _postings(
-        self, query: dict[str, float], other_lang: str
+        self, query: dict[str, float] | Counter[str], other_lang: str
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, float] | None:
         """The query terms' postings joined (rows, weights), each term's factor and posting
         length, and the query's squared norm; None when no term counts."""
