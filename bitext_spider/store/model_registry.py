@@ -86,6 +86,10 @@ class ModelRegistry:
         self._base_states: dict[Pair, bytes | None] = {}
         self._models: dict[tuple[int, Pair], TranslationModel] = {}
         self._untrained: set[tuple[int, Pair]] = set()  # sites reading the base (no row at first use)
+        # The language pairs each site has a training row of, read at the site's first model: a
+        # site's rows are its own crawl's (one process), so this stays true for the pairs whose
+        # model is not in memory yet, and a site of hundreds of language pairs asks once.
+        self._site_rows: dict[int, set[Pair]] = {}
         self._saved_at: dict[tuple[int, Pair], float] = {}
         self._dirty: set[tuple[int, Pair]] = set()
         self._lock = threading.Lock()  # the dictionaries above
@@ -121,11 +125,17 @@ class ModelRegistry:
             base = self._base(key[1])
             if key in self._untrained:
                 return base
-            # Once per site: a resumed site has saved training of its own.
-            if self.store.site_model_row(site_id, *key[1]) is None:
+            # A resumed site has saved training of its own.
+            if key[1] not in self._rows_of(site_id):
                 self._untrained.add(key)
                 return base
             return self._own(key)
+
+    def _rows_of(self, site_id: int) -> set[Pair]:
+        rows = self._site_rows.get(site_id)
+        if rows is None:
+            rows = self._site_rows[site_id] = set(self.store.site_model_pairs([site_id]))
+        return rows
 
     def trainable(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel:
         """The site's own copy of its model, to :meth:`TranslationModel.update` (then call
@@ -155,7 +165,7 @@ class ModelRegistry:
         model = _decode(pair, state) if state is not None else None
         if model is None:
             model = TranslationModel(*pair)
-        own = self.store.site_model_row(site_id, *pair)
+        own = self.store.site_model_row(site_id, *pair) if pair in self._rows_of(site_id) else None
         if own is not None:
             counts = _decode(pair, own.state)
             if counts is not None:
