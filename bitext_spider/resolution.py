@@ -4,9 +4,10 @@ Both the crawl (when the spider goes idle, or at close if pages came after that)
 ``bitext resolve`` (from the database alone, e.g. after a crawl was killed) run
 :meth:`Resolver.run`, so the two give the same pairs on the same candidates.  For each site:
 
-1. **content** (``BITEXT_CONTENT_ENABLED``): candidates a young translation model let through are
-   judged again with the final model, then pages left without a candidate in a language get a
-   content-only search with it (the close sweep; matchers/content/content_filter.py);
+1. **content** (``BITEXT_CONTENT_ENABLED``): candidates a young translation model let through take
+   the verdict the crawl made once the model matured, or are judged again with the final model
+   (matchers/content/young_judgments.py), then pages left without a candidate in a language get
+   a content-only search with it (the close sweep; matchers/content/content_filter.py);
 2. **dictionary** (``BITEXT_DICTIONARY``): the candidates found at close are judged, and pages with
    more than one accepted counterpart are dropped (PCB; matchers/content/dictionary_judge.py);
 3. **decision** (the content filter or the site evidence is on, :func:`decision_enabled`): URL keys

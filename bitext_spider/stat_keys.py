@@ -227,6 +227,8 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/errors/parse_worker", "Parse workers replaced (died or timed out).", _CRAWL),
     Stat("bitext/errors/structure_worker", "Times the structure worker died (the stage goes on in a thread).",
          _CRAWL),
+    Stat("bitext/errors/young_judgments", "Pages after which judging young candidates again failed (the "
+         "close judges them).", _CRAWL),
     Stat("bitext/errors/close_step", "Site steps at close that failed (the pairs are still resolved).", _CRAWL),
     Stat("bitext/errors/models", "Failures to save or fold the translation models.", _CRAWL),
     Stat("bitext/errors/store", "Database writes that failed.", _CRAWL),

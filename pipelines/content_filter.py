@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,6 +20,8 @@ from matchers.content.content_filter import ContentFilter
 from matchers.gil_hold import hold_short_kernels
 from pipelines.base import MatchingStage, pages_only
 
+logger = logging.getLogger(__name__)
+
 
 def _timed(fn: Any, *args: Any) -> tuple[Any, float, float]:
     """``fn(*args)``, and the CPU and the wall seconds this thread spent in it."""
@@ -28,13 +31,18 @@ def _timed(fn: Any, *args: Any) -> tuple[Any, float, float]:
 
 
 def _judge(content: ContentFilter, state: SiteState, item: PageItem) -> tuple[Any, Any]:
-    """The page's candidates judged, then the young candidates whose model has matured since."""
+    """The page's candidates judged, then the young candidates whose model has matured since
+    (None if that failed: the close judges them, and the page must not be lost for it)."""
     aligned = content.filter_page(state.site_id, state.index, item.content, item.candidates, item.published,
                                   item.visible)
-    page = state.index.locate(item.url)
-    if page is not None:
-        content.note_young(state.site_id, page, item.candidates)
-    return aligned, content.rejudge_matured(state.site_id, state.index)
+    try:
+        page = state.index.locate(item.url)
+        if page is not None:
+            content.note_young(state.site_id, page, item.candidates)
+        return aligned, content.rejudge_matured(state.site_id, state.index)
+    except Exception:
+        logger.exception("judging young candidates again failed at %s; the close judges them", item.url)
+        return aligned, None
 
 
 class ContentFilterPipeline(MatchingStage):
@@ -74,6 +82,9 @@ class ContentFilterPipeline(MatchingStage):
         )
         self._cpu.add(self.stats, cpu)
         self._wall.add(self.stats, wall)
+        if matured is None:
+            self.stats.inc_value("bitext/errors/young_judgments")
+            matured = []
         index = state.index.index
         item.aligned = [(index(lang).urls[row], lang, kept) for lang, row, kept in aligned]
         item.realigned = [(index(a[0]).urls[a[1]], a[0], index(b[0]).urls[b[1]], b[0], kept)

@@ -344,6 +344,26 @@ def test_a_candidate_accepted_when_judged_again_has_its_sentences_stored_in_the_
     store.close()
 
 
+def test_a_failure_judging_young_candidates_again_loses_no_page(tmp_path, monkeypatch):
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=40)
+    train(runtime, 1)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("broken")
+
+    monkeypatch.setattr(runtime.resolver.content, "rejudge_matured", broken)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    assert crawler.stats.get_value("bitext/errors/young_judgments") == 2
+    train(runtime, 10)
+    close()  # the close judges the young candidate with the final model
+    assert crawler.stats.get_value("bitext/content/rejudged_at_close") == 1
+    store = Store(runtime.config.db_url, create=False)
+    assert len(list(store.pages())) == 2
+    assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
+    store.close()
+
+
 def test_kept_alignment_gives_the_sentence_pairs_of_the_match_and_content_keeps_its_tokens():
     from matchers.content.content_match import match_content
     from matchers.content.translation_model import TranslationModel
