@@ -129,8 +129,10 @@ class Resolver:
         return names
 
     # -- the sequence ---------------------------------------------------------------------------
-    def run(self, sites: Iterable[SiteState]) -> Counter[str]:
-        """Resolve every site in ``sites``; returns the final pairs by language pair."""
+    def run(self, sites: Iterable[SiteState], stored: Callable[[], object] | None = None) -> Counter[str]:
+        """Resolve every site in ``sites``; returns the final pairs by language pair.
+        ``stored``, if given, is called once the models' save has started, before the steps read
+        the store: the crawl commits there the pages still on their way to the database."""
         stats = self.runtime.stats
         for key in _PER_RUN:
             if stats.get_value(key) is not None:
@@ -140,6 +142,8 @@ class Resolver:
             self.content.flush_training()
         saving = self._save_models_beside(sites)
         try:
+            if stored is not None:
+                stored()
             total, sentences = self._resolve_sites(sites)
         finally:
             # Also when a step raises: the save ends before the crawl closes the store.

@@ -14,6 +14,7 @@ import logging
 import sys
 import threading
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -264,12 +265,11 @@ class BitextRuntime:
         """Commit the pages waiting for the writer, then resolve every site (the crawl calls it
         when the spider goes idle, from a thread).  Returns the final pairs by language pair."""
         with self._resolve_lock:
-            submitted = self.pages_submitted
-            self.writer.flush()
-            return self._resolve(submitted)
+            # The writer's last commit runs while the models' save begins beside the steps.
+            return self._resolve(self.pages_submitted, stored=self.writer.flush)
 
-    def _resolve(self, submitted: int) -> Counter[str]:
-        total = self.resolver.run(list(self.sites.values()))
+    def _resolve(self, submitted: int, stored: Callable[[], object] | None = None) -> Counter[str]:
+        total = self.resolver.run(list(self.sites.values()), stored=stored)
         self._resolved_at = submitted
         return total
 
