@@ -53,13 +53,13 @@ logger = logging.getLogger(__name__)
 # Lost compare-and-set races before a save or fold gives up.
 _ATTEMPTS = 20
 # Language pairs saved or folded in one transaction at close.  Few transactions: a site can have
-# hundreds of language pairs, and on SQLite a commit cost about 20 ms (W3C's 187 models saved four
-# to a transaction took about a second longer than 32 to one).  And a bounded amount of models in
-# memory at once (a site's models can weigh hundreds of MB encoded): at most _TOGETHER_ENTRIES
-# table entries (about 17 bytes each encoded) where the models are in memory, else _TOGETHER_UNSIZED
-# pairs.
+# hundreds of language pairs, and on SQLite a commit cost about 20 ms (the W3C site's 187 models
+# take 8 transactions, where four pairs to one took 47 and the close about a second longer).  And
+# a bounded amount of models in memory at once (a site's models can weigh hundreds of MB encoded):
+# at most _TOGETHER_ENTRIES table entries (about 17 bytes each encoded) where the models are in
+# memory, else _TOGETHER_UNSIZED pairs.
 _TOGETHER = 64
-_TOGETHER_ENTRIES = 2_000_000
+_TOGETHER_ENTRIES = 1_000_000
 _TOGETHER_UNSIZED = 4
 
 Pair = tuple[str, str]
