@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 # A page of the site's index: (language, row).
 Page = tuple[str, int]
-# A site's language pair, sorted.
+# (site id, one language, the other), the languages sorted.
 PairKey = tuple[int, str, str]
 
 
@@ -30,7 +30,8 @@ class Verdict:
 
 
 def _key(site_id: int, lang_a: str, lang_b: str) -> PairKey:
-    return (site_id, *sorted((lang_a, lang_b)))  # type: ignore[return-value]
+    first, second = sorted((lang_a, lang_b))
+    return (site_id, first, second)
 
 
 class YoungJudgments:
