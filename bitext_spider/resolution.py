@@ -132,7 +132,8 @@ class Resolver:
     def run(self, sites: Iterable[SiteState], stored: Callable[[], object] | None = None) -> Counter[str]:
         """Resolve every site in ``sites``; returns the final pairs by language pair.
         ``stored``, if given, is called once the models' save has started, before the steps read
-        the store: the crawl commits there the pages still on their way to the database."""
+        the store: it waits for the pages still on their way to the database, whose commit the
+        crawl asked for before (it runs while the held-back training is taken)."""
         stats = self.runtime.stats
         for key in _PER_RUN:
             if stats.get_value(key) is not None:

@@ -265,8 +265,9 @@ class BitextRuntime:
         """Commit the pages waiting for the writer, then resolve every site (the crawl calls it
         when the spider goes idle, from a thread).  Returns the final pairs by language pair."""
         with self._resolve_lock:
-            # The writer's last commit runs while the models' save begins beside the steps.
-            return self._resolve(self.pages_submitted, stored=self.writer.flush)
+            # The writer's last commit runs while the held-back training is taken and the models'
+            # save begins beside the steps.
+            return self._resolve(self.pages_submitted, stored=self.writer.request_flush().wait)
 
     def _resolve(self, submitted: int, stored: Callable[[], object] | None = None) -> Counter[str]:
         total = self.resolver.run(list(self.sites.values()), stored=stored)

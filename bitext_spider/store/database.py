@@ -17,6 +17,7 @@ from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, aliased
 
+from bitext_spider.store.bulk_insert import BulkInserter
 from bitext_spider.store.deciding import deciding_evidence
 from bitext_spider.store.dialect import chunks as _chunks
 from bitext_spider.store.dialect import insert_for as _insert
@@ -47,6 +48,9 @@ _RETRY_SQLSTATES = {"40P01", "40001"}
 _RETRIES = 8
 # Key space of the per-site PostgreSQL advisory locks (resolve_site, the sentence writes at close).
 _SITE_LOCK = 0x62697466
+# The unique keys the inserts skip conflicting rows on.
+_CANDIDATE_KEY = ["page1_id", "page2_id"]
+_SENTENCE_KEY = ["page1_id", "page2_id", "position"]
 
 
 def _retryable(exc: DBAPIError) -> bool:
@@ -92,6 +96,7 @@ class Store(ModelRows):
         self._waiting: list[tuple[int, int, str, CandidateRecord]] = []
 
         self._pg = self.engine.dialect.name == "postgresql"
+        self._bulk = BulkInserter(self.engine.dialect)
 
     def close(self) -> None:
         if self._waiting:
@@ -162,14 +167,14 @@ class Store(ModelRows):
     def _write_pages(self, records: list[PageRecord]) -> None:
         page_insert = _insert(self.engine, PageRow.__table__).on_conflict_do_nothing(index_elements=["url"])
         cand_insert = _insert(self.engine, CandidateRow.__table__).on_conflict_do_nothing(
-            index_elements=["page1_id", "page2_id"]
+            index_elements=_CANDIDATE_KEY
         )
         new_ids: dict[str, int] = {}
         with Session(self.engine) as s, s.begin():
             page_rows = [dict(site_id=rec.site_id, **rec.values) for rec in records]
             if self._pg:
                 page_rows = [{k: _no_nul(v) for k, v in row.items()} for row in page_rows]
-            s.execute(page_insert, page_rows)
+            self._bulk.insert(s, PageRow.__table__, ["url"], page_rows, page_insert)
             wanted = {rec.url for rec in records}
             wanted.update(
                 c.other_url for rec in records for c in rec.candidates if c.other_url not in self._ids
@@ -194,11 +199,8 @@ class Store(ModelRows):
                     dict(site_id=site_id, page1_id=p1, page2_id=p2, lang1=l1, lang2=l2,
                          score=float(c.score), scores=c.scores)
                 )
-            if rows:
-                s.execute(cand_insert, rows)
-            sentences = self._aligned_rows(records, new_ids)
-            if sentences:
-                s.execute(self._sentence_insert(), sentences)
+            self._bulk.insert(s, CandidateRow.__table__, _CANDIDATE_KEY, rows, cand_insert)
+            self._insert_sentences(s, self._aligned_rows(records, new_ids))
         # Only after the commit: a rolled-back id must not be remembered.
         self._remember(new_ids)
         self._waiting = waiting
@@ -246,9 +248,7 @@ class Store(ModelRows):
         return rows
 
     def _sentence_insert(self) -> Any:
-        return _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(
-            index_elements=["page1_id", "page2_id", "position"]
-        )
+        return _insert(self.engine, SentenceRow.__table__).on_conflict_do_nothing(index_elements=_SENTENCE_KEY)
 
     def site_candidates(self, site_id: int) -> list[SiteCandidate]:
         p1, p2 = aliased(PageRow), aliased(PageRow)
@@ -410,7 +410,7 @@ class Store(ModelRows):
 
     def _insert_sentences(self, s: Session, values: list[dict[str, Any]]) -> None:
         for i in range(0, len(values), 5000):
-            s.execute(self._sentence_insert(), values[i : i + 5000])
+            self._bulk.insert(s, SentenceRow.__table__, _SENTENCE_KEY, values[i : i + 5000], self._sentence_insert())
 
     def count_sentences(self, site_id: int) -> int:
         with Session(self.engine) as s:

@@ -56,9 +56,14 @@ class StoreWriter:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Block until everything submitted so far is committed (or has failed)."""
+        return self.request_flush().wait(timeout)
+
+    def request_flush(self) -> threading.Event:
+        """Ask for everything submitted so far to be committed now, without waiting: the event
+        is set once it is (or has failed)."""
         done = threading.Event()
         self._queue.put((_FLUSH, done))
-        return done.wait(timeout)
+        return done
 
     def close(self, timeout: float | None = None) -> None:
         self._queue.put(_STOP)

@@ -173,6 +173,13 @@ def _worker_main(requests: Any, answers_fd: int) -> None:
 
     name, initializer, initargs = pickle.loads(requests.recv_bytes())
     _serve(requests, Connection(answers_fd, readable=False), name, initializer, initargs)
+    # Every request is answered and nothing is left to write: the interpreter's own teardown
+    # (freeing the modules and the heap of a long crawl, a sixth of a second and more) would only
+    # keep the crawl's close waiting for the process to end.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
 
 
 # The worker's first lines, run with ``python -c`` and the two pipes' descriptors and the worker's
