@@ -7,6 +7,7 @@ import pytest
 from matchers.site.link_evidence import (
     LANGUAGE_NAMES,
     PageLinks,
+    has_link_evidence,
     hreflang_evidence,
     language_in_anchor,
     language_named,
@@ -224,3 +225,19 @@ def test_site_wide_hreflang_is_guarded_too():
     assert hreflang_evidence(pages["en/a"], fr_home)
     assert not hreflang_evidence(pages["en/a"], fr_home, inlinks)
     assert hreflang_evidence(pages["en/a"], fr_home, inlinks, max_inlinks=4)
+
+
+def test_has_link_evidence_is_a_link_score_above_zero():
+    pages = _global_menu_site()
+    inlinks = _inlinks(pages)
+    pages["und"] = page("/x.html", "und", ("/fr/index.html", "Français", "fr"))
+    pages["en-gb"] = page("/en-gb.html", "en-GB", ("/en/index.html", "English", "en"))
+    pages["fr/hreflang"] = page("/fr/h.html", "fr", ("/en/about.html", "", "en"))
+    seen = set()
+    for a in pages.values():
+        for b in pages.values():
+            for counts in (None, inlinks):
+                expected = link_score(a, b, counts)[0] > 0
+                assert has_link_evidence(a, b, counts) == expected
+                seen.add(expected)
+    assert seen == {True, False}

@@ -66,6 +66,35 @@ def test_the_sites_own_model_translates_slug_words():
     assert len(calls) == 3  # the third was the fresh translator's
 
 
+def test_a_language_pairs_slug_words_in_one_table_give_each_pairs_own_answer(monkeypatch):
+    model = TranslationModel()
+    texts = [("the income tax return", "la déclaration de revenu"), ("your income this year", "votre revenu cette année"),
+             ("travel documents", "documents de voyage"), ("travel advice", "conseils aux voyageurs"),
+             ("the documents", "les documents")]
+    model.update([(en.split(" "), fr.split(" ")) for en, fr in texts] * 5)
+    words1 = ["income", "travel", "advice", "documents", "unseen", "the"]
+    words2 = ["revenu", "voyage", "conseils", "documents", "voyageurs", "les", "inconnu"]
+    prepared = model_translate(model)
+    assert prepared.prepare(words1, words2)
+    calls = []
+    real = model.local_tables
+    model.local_tables = lambda w1, w2: (calls.append(1), real(w1, w2))[1]  # type: ignore[method-assign]
+    for i, w in enumerate(words1):
+        for j in range(len(words2)):
+            pick1, pick2 = [w, *words1[:i]], words2[j:j + 3]
+            assert prepared(pick1, pick2) == model_translate(model)(pick1, pick2)
+    # "documents" is on both sides: its identity cell is the one a lookup of the pair alone gives.
+    assert prepared(["documents"], ["documents"]) == model_translate(model)(["documents"], ["documents"])
+    n = len(calls)
+    assert prepared(["travel"], ["voyage"]) == [[True]]
+    assert len(calls) == n  # answered from the table
+    # Words outside the table are looked up as before.
+    assert prepared(["travel", "tax"], ["voyage"]) == model_translate(model)(["travel", "tax"], ["voyage"])
+    # A table over the bound is not made.
+    monkeypatch.setattr("matchers.site.slug_translation.MAX_TABLE_CELLS", len(words1) * len(words2) - 1)
+    assert not model_translate(model).prepare(words1, words2)
+
+
 def test_decision_counts_slugs_only_with_other_evidence():
     assert not decide(Evidence(slug=1.0)).accepted
     assert decide(Evidence(slug=1.0, fingerprint_ratio=0.3, content_share=0.3, maturity=0.5)).accepted

@@ -51,6 +51,7 @@ also a switcher), so the score is a ranking, not a probability.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -285,6 +286,9 @@ def _name_or_code(part: str) -> tuple[str | None, bool]:
     return tag, False
 
 
+# A site's language menus repeat a few anchor texts on every page, and the link score of every
+# candidate reads them again.
+@functools.lru_cache(maxsize=4096)
 def language_in_anchor(anchor_text: str) -> str | None:
     """The language an anchor text names, as a code, or None."""
     text = _clean(anchor_text)
@@ -481,3 +485,20 @@ def link_score(
         if pieces[name]:
             miss *= 1.0 - getattr(weights, name)
     return 1.0 - miss, pieces
+
+
+def has_link_evidence(
+    page_a: PageLinks,
+    page_b: PageLinks,
+    inlink_count: InlinkCount | None = None,
+    max_inlinks: int = DEFAULT_MAX_INLINKS,
+) -> bool:
+    """Whether :func:`link_score` is above 0 with weights above 0: the pages are of two known
+    languages and one piece holds, the cheapest asked first (most pairs a site's links propose
+    have none)."""
+    if any(base_language(p.lang) in ("", "und", "x") for p in (page_a, page_b)):
+        return False
+    if same_language(page_a.lang, page_b.lang):
+        return False
+    return (mutual_links(page_a, page_b) or hreflang_evidence(page_a, page_b, inlink_count, max_inlinks)
+            or switcher_evidence(page_a, page_b, inlink_count, max_inlinks))

@@ -36,7 +36,7 @@ from matchers.content.translation_model import TranslationModel
 from matchers.page.page_content import PageContent
 from matchers.site.decision import Evidence, decide, user_scores
 from matchers.site.image_evidence import depth_ok, image_jaccard, ratio
-from matchers.site.link_evidence import link_score
+from matchers.site.link_evidence import has_link_evidence, link_score
 from matchers.site.one_to_one import Scored, resolve_one_to_one
 from matchers.site.page_index import SiteIndex
 from matchers.site.pivot_pairs import PivotProposal, pivot_proposals
@@ -149,7 +149,7 @@ def _supported(ev: SiteEvidence, url_a: str, url_b: str) -> bool:
         return False
     if ev.url_keys.key_score(url_a, url_b) > 0:
         return True
-    return link_score(pa.links, pb.links, inlink_count=ev.inlink_count)[0] > 0
+    return has_link_evidence(pa.links, pb.links, inlink_count=ev.inlink_count)
 
 
 def _unordered(a: str, b: str) -> tuple[str, str]:
@@ -248,10 +248,24 @@ def decide_site(
             words = slugs[url] = slug_words(url)
         return words
 
+    # Each language pair's slug words, looked up in one table when its translator is made.
+    slug_vocab: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
+    for c in everything:
+        wa, wb = url_words(c.url1), url_words(c.url2)
+        only_a, only_b = set(wa) - set(wb), set(wb) - set(wa)
+        if only_a and only_b:
+            vocab = slug_vocab.setdefault((c.lang1, c.lang2), (set(), set()))
+            vocab[0].update(only_a)
+            vocab[1].update(only_b)
+
     def translator(lang1: str, lang2: str, model: TranslationModel) -> Translate:
         key = (lang1, lang2)
         if key not in translators:
-            translate = model_translate(model)
+            by_model = model_translate(model)
+            vocab = slug_vocab.pop(key, None)
+            if vocab is not None:
+                by_model.prepare(sorted(vocab[0]), sorted(vocab[1]))
+            translate: Translate = by_model
             if dictionary is not None and dictionary.covers(lang1, lang2):
                 translate = dictionary_translate(lambda w, lang=lang1: dictionary.translations(w, lang), translate)
             translators[key] = translate
