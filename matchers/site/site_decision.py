@@ -47,6 +47,7 @@ from matchers.site.slug_translation import (
     model_translate,
     slug_score,
     slug_words,
+    unshared_words,
 )
 from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
 from matchers.structure.structure_threshold import scaled_limits, similarity
@@ -251,8 +252,7 @@ def decide_site(
     # Each language pair's slug words, looked up in one table when its translator is made.
     slug_vocab: dict[tuple[str, str], tuple[set[str], set[str]]] = {}
     for c in everything:
-        wa, wb = url_words(c.url1), url_words(c.url2)
-        only_a, only_b = set(wa) - set(wb), set(wb) - set(wa)
+        only_a, only_b = unshared_words(url_words(c.url1), url_words(c.url2))
         if only_a and only_b:
             vocab = slug_vocab.setdefault((c.lang1, c.lang2), (set(), set()))
             vocab[0].update(only_a)

@@ -38,15 +38,20 @@ def slug_words(url: str) -> tuple[str, ...]:
     return tuple(w for w in words if len(w) >= 3 and w.isalpha() and w not in _NOT_SLUG)
 
 
+def unshared_words(words_a: Sequence[str], words_b: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The words of each URL's path that the other's does not have, sorted: what
+    :func:`slug_score` translates."""
+    set_a, set_b = set(words_a), set(words_b)
+    return sorted(set_a - set_b), sorted(set_b - set_a)
+
+
 def slug_score(
     url_a: str, url_b: str, translate: Translate, words: Callable[[str], tuple[str, ...]] = slug_words,
 ) -> float | None:
     """Share of the words of the two URLs' paths that are not in both and whose translation is
     among the other URL's such words; None when either URL has none (no translated slug).
     ``words``: :func:`slug_words`, or a caller's memo of it (a page has several candidates)."""
-    wa, wb = words(url_a), words(url_b)
-    only_a = sorted(set(wa) - set(wb))
-    only_b = sorted(set(wb) - set(wa))
+    only_a, only_b = unshared_words(words(url_a), words(url_b))
     if not only_a or not only_b:
         return None
     hits = translate(only_a, only_b)
