@@ -412,14 +412,16 @@ def test_training_is_applied_once_it_adds_a_sixteenth_of_the_model_and_all_of_it
         def __init__(self):
             self.model = TranslationModel("en", "fr")
             self.saved = 0
+            self.snapshots: list[bool] = []
 
         def get(self, lang_a, lang_b, site_id):
             return self.model
 
         trainable = get
 
-        def updated(self, lang_a, lang_b, site_id):
+        def updated(self, lang_a, lang_b, site_id, snapshot=True):
             self.saved += 1
+            self.snapshots.append(snapshot)
 
     class Match:
         def training_pairs(self, min_prob):
@@ -439,8 +441,11 @@ def test_training_is_applied_once_it_adds_a_sixteenth_of_the_model_and_all_of_it
     for _ in range(5):
         content._train(1, "en", "fr", Match())
     assert models.model.sentences_seen == 1600  # 50 < 1600 / 16: held back
+    assert all(models.snapshots)
     content.flush_training()
     assert models.model.sentences_seen == 1650 and models.model.pairs_seen == 1 + 5
+    # The close's save follows the flush: the flush asks for no snapshot of its own.
+    assert models.snapshots[-1] is False
     assert content.counts["model_updates"] == 36 and content.counts["model_sentences"] == 360
     content.flush_training()  # nothing left
     assert models.model.sentences_seen == 1650

@@ -20,7 +20,6 @@ from matchers.content.translation_model import NULL, ModelCounts, TranslationMod
 
 Counts = dict[tuple[str, str], np.ndarray]
 
-
 # -- helpers ----------------------------------------------------------------------------------
 def _doc(rng: np.random.Generator, n: int, words: list[str], ident: list[str] = ()) -> list[tuple[list[str], list[str]]]:
     """Sentence pairs: ``x`` translates as ``x.upper()``, order shuffled; ``ident`` tokens
@@ -288,6 +287,18 @@ def test_a_sites_model_is_the_base_plus_its_own_training_only(tmp_path) -> None:
     assert stored.sentences_seen == 17
     _assert_same(_entries(stored.counts()), _combine((1, _entries(base.counts())), (1, trained)))
     assert store.site_models() == [] and reg.fold() == 0
+    store.close()
+
+
+def test_an_update_without_snapshot_waits_for_the_save_at_close(tmp_path) -> None:
+    store, a, _b = _seeded(_sqlite(tmp_path))
+    reg = ModelRegistry(store, save_interval=0.0)
+    (model := reg.trainable("en", "fr", a)).update(_doc(np.random.default_rng(2), 5, [f"w{i}" for i in range(40)]))
+    reg.updated("en", "fr", a, snapshot=False)
+    trained = _entries(model.pending_counts())  # still pending: nothing was saved
+    assert model.has_pending and reg.saves == 0 and store.site_model_row(a, "en", "fr") is None
+    assert reg.save_all() == 1 and not model.has_pending and reg.saves == 1
+    _assert_same(_entries(TranslationModel.from_bytes(store.site_model_row(a, "en", "fr").state).counts()), trained)
     store.close()
 
 

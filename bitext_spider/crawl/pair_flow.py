@@ -170,7 +170,11 @@ class FinalPairs:
         if nextcall is not None and hasattr(nextcall, "schedule"):
             nextcall.schedule()
 
-    def item_done(self, *args: Any, **kwargs: Any) -> None:
+    def item_done(self, item: Any = None, *args: Any, **kwargs: Any) -> None:
+        # A page leaving the pipelines may be the last one; a pair item never is (the final ones
+        # end with a check of their own).
+        if isinstance(item, PairItem):
+            return
         downloader = getattr(self.crawler.engine, "downloader", None)
         if downloader is not None and not getattr(downloader, "active", True):
             self._wake_engine()
@@ -208,8 +212,11 @@ class FinalPairs:
             self._wake_engine()
             return
         self.crawler.stats.set_value("bitext/time/resolve_s", round(time.monotonic() - start, 3))
-        for pair in pairs:
-            await send_pair(self.crawler, pair)
+        # A few items at a time, as Scrapy processes a response's items: each item's signals
+        # and pipeline stages take several turns of the event loop, which the group shares.
+        group = max(1, self.crawler.settings.getint("CONCURRENT_ITEMS"))
+        for start in range(0, len(pairs), group):
+            await asyncio.gather(*(send_pair(self.crawler, pair) for pair in pairs[start:start + group]))
         self.crawler.stats.set_value("bitext/pairs/final_items", len(pairs))
         logger.info("%d final pairs sent as items", len(pairs))
         self._wake_engine()

@@ -176,15 +176,16 @@ class ModelRegistry:
         self._saved_at[key] = time.monotonic()
         return model
 
-    def updated(self, lang_a: str, lang_b: str, site_id: int) -> None:
-        """Note that a site's model changed; save its training if its last save is old enough.
+    def updated(self, lang_a: str, lang_b: str, site_id: int, snapshot: bool = True) -> None:
+        """Note that a site's model changed; save its training if its last save is old enough
+        (``snapshot``; without it the training waits for :meth:`save_all` or :meth:`save_and_fold`).
 
         Call it from the thread that updates the models, right after the update."""
         key = (site_id, pair_key(lang_a, lang_b))
         now = time.monotonic()
         with self._lock:
             self._dirty.add(key)
-            if now - self._saved_at.get(key, 0.0) < self.save_interval:
+            if not snapshot or now - self._saved_at.get(key, 0.0) < self.save_interval:
                 return
             self._saved_at[key] = now
         self._save(key)

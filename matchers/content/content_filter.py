@@ -74,7 +74,7 @@ class Models(Protocol):
 
     def trainable(self, lang_a: str, lang_b: str, site_id: int) -> TranslationModel: ...
 
-    def updated(self, lang_a: str, lang_b: str, site_id: int) -> None: ...
+    def updated(self, lang_a: str, lang_b: str, site_id: int, snapshot: bool = True) -> None: ...
 
 
 class StoredPair(Protocol):
@@ -326,20 +326,21 @@ class ContentFilter:
         if batch.sentences >= TRAIN_BATCH_SHARE * self.models.get(lang_a, lang_b, site_id).sentences_seen:
             self._flush(key)
 
-    def _flush(self, key: tuple[int, str, str]) -> None:
+    def _flush(self, key: tuple[int, str, str], snapshot: bool = True) -> None:
         batch = self._batches.pop(key, None)
         if batch is None:
             return
         site_id, lang_a, lang_b = key
         self.models.trainable(lang_a, lang_b, site_id).update_pairs(batch.pairs, documents=batch.documents)
         self.count("model_sentences", batch.sentences)
-        self.models.updated(lang_a, lang_b, site_id)
+        self.models.updated(lang_a, lang_b, site_id, snapshot=snapshot)
 
     def flush_training(self, site_id: int | None = None) -> None:
         """Train the models on the pairs held back (those of ``site_id``, or all): before the
-        close-time steps, which judge with the final models, and before the models are saved."""
+        close-time steps, which judge with the final models, and before the models are saved
+        (no snapshot: it would read, add to and write the row the save then writes again)."""
         for key in sorted(k for k in self._batches if site_id is None or k[0] == site_id):
-            self._flush(key)
+            self._flush(key, snapshot=False)
 
     def note_young(self, site_id: int, page: Page, candidates: Iterable[CandidateSet]) -> None:
         """Note the candidates of the page at ``page`` that :meth:`filter_page` judged with a young
