@@ -212,11 +212,8 @@ class FinalPairs:
             self._wake_engine()
             return
         self.crawler.stats.set_value("bitext/time/resolve_s", round(time.monotonic() - start, 3))
-        # A few items at a time, as Scrapy processes a response's items: each item's signals
-        # and pipeline stages take several turns of the event loop, which the group shares.
-        group = max(1, self.crawler.settings.getint("CONCURRENT_ITEMS"))
-        for start in range(0, len(pairs), group):
-            await asyncio.gather(*(send_pair(self.crawler, pair) for pair in pairs[start:start + group]))
+        for pair in pairs:
+            await send_pair(self.crawler, pair)
         self.crawler.stats.set_value("bitext/pairs/final_items", len(pairs))
         logger.info("%d final pairs sent as items", len(pairs))
         self._wake_engine()
