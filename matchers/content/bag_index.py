@@ -58,12 +58,12 @@ _CACHE = os.path.isfile(__file__)
 
 def page_terms(content: PageContent, stop: frozenset[str]) -> Counter[str]:
     """A page's terms and their counts (module docstring)."""
-    counts = np.bincount(content.ids, minlength=len(content.words)) if len(content.ids) else []
-    out: Counter[str] = Counter()
-    for word, n in zip(content.words, counts, strict=False):
-        if n and (len(word) > 1 or word.isdigit()) and word not in stop:
-            out[word] += int(n)
-    return out
+    if not len(content.ids):
+        return Counter()
+    # A page's words are distinct (matchers.content.token_ids): one pass builds the dictionary.
+    counts = np.bincount(content.ids, minlength=len(content.words)).tolist()
+    return Counter({word: n for word, n in zip(content.words, counts, strict=False)
+                    if n and (len(word) > 1 or word.isdigit()) and word not in stop})
 
 
 def translated_terms(terms: Counter[str], translate: Translate | None) -> dict[str, float]:
