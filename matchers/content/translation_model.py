@@ -43,6 +43,7 @@ import json
 import struct
 import zlib
 from collections.abc import Sequence
+from itertools import repeat
 
 import numpy as np
 
@@ -167,23 +168,24 @@ class TranslationModel:
         """Resolve two vocabularies (distinct tokens, no NULL) against the model."""
         words1, words2 = list(words1), list(words2)
         idx1, idx2 = self._index1, self._index2
-        g1 = [idx1.get(w, -1) for w in words1]
-        g2 = [idx2.get(w, -1) for w in words2]
-        gid1, gid2 = np.array(g1, np.int64), np.array(g2, np.int64)
-        pos2 = {w: j for j, w in enumerate(words2)}
-        same1 = np.array([pos2.get(w, -1) for w in words1], np.int64)
+        n_1, n_2 = len(words1), len(words2)
+        # map() over the bound lookups: the aligner resolves a few hundred words a page this way.
+        gid1 = np.fromiter(map(idx1.get, words1, repeat(-1, n_1)), np.int64, n_1)
+        gid2 = np.fromiter(map(idx2.get, words2, repeat(-1, n_2)), np.int64, n_2)
+        pos2 = dict(zip(words2, range(n_2), strict=True))
+        same1 = np.fromiter(map(pos2.get, words1, repeat(-1, n_1)), np.int64, n_1)
         bg1g, bg2g, base1, base2, n1, n2 = self._background()
         bg1, bg2 = word_backgrounds(gid1, bg1g, base1), word_backgrounds(gid2, bg2g, base2)
         # An unseen word still gets the identity bonus of a seen identical word of the other side.
         # Word by word, not over the vocabulary: a page has few unseen words, the model many words.
         if n1 > 0 and n2 > 0:
             lam, lam1 = self.smoothing, self.smoothing * (1.0 - self.uniform)
-            for j, g in enumerate(g2):
-                e = idx1.get(words2[j], -1) if g < 0 else -1
+            for j in np.flatnonzero(gid2 < 0).tolist():
+                e = idx1.get(words2[j], -1)
                 if e > 0:
                     bg2[j] += lam1 * (self._uni1[e] / (self._tot1[e] + lam)) / n1
-            for i, g in enumerate(g1):
-                f = idx2.get(words1[i], -1) if g < 0 else -1
+            for i in np.flatnonzero(gid1 < 0).tolist():
+                f = idx2.get(words1[i], -1)
                 if f > 0:
                     bg1[i] += lam1 * (self._uni2[f] / (self._tot2[f] + lam)) / n2
         return Lexicon(words1, words2, gid1, gid2, same1, bg1, bg2)
