@@ -168,12 +168,12 @@ class TranslationModel:
         """Resolve two vocabularies (distinct tokens, no NULL) against the model."""
         words1, words2 = list(words1), list(words2)
         idx1, idx2 = self._index1, self._index2
-        n_1, n_2 = len(words1), len(words2)
+        size1, size2 = len(words1), len(words2)
         # map() over the bound lookups: the aligner resolves a few hundred words a page this way.
-        gid1 = np.fromiter(map(idx1.get, words1, repeat(-1, n_1)), np.int64, n_1)
-        gid2 = np.fromiter(map(idx2.get, words2, repeat(-1, n_2)), np.int64, n_2)
-        pos2 = dict(zip(words2, range(n_2), strict=True))
-        same1 = np.fromiter(map(pos2.get, words1, repeat(-1, n_1)), np.int64, n_1)
+        gid1 = np.fromiter(map(idx1.get, words1, repeat(-1, size1)), np.int64, size1)
+        gid2 = np.fromiter(map(idx2.get, words2, repeat(-1, size2)), np.int64, size2)
+        pos2 = dict(zip(words2, range(size2), strict=True))
+        same1 = np.fromiter(map(pos2.get, words1, repeat(-1, size1)), np.int64, size1)
         bg1g, bg2g, base1, base2, n1, n2 = self._background()
         bg1, bg2 = word_backgrounds(gid1, bg1g, base1), word_backgrounds(gid2, bg2g, base2)
         # An unseen word still gets the identity bonus of a seen identical word of the other side.
