@@ -36,6 +36,7 @@ close-time steps know the checks made as pages arrived.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -45,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from bitext_spider.config import BitextConfig
 from bitext_spider.items import PairItem
-from bitext_spider.store.records import SentenceRecord
+from bitext_spider.store.records import SentenceRecord, SiteCandidate
 from matchers.content.content_filter import ContentFilter
 from matchers.content.dictionary_filter import DictionaryError, load_dictionary
 from matchers.content.dictionary_judge import DictionaryFilter, close_judgments
@@ -95,6 +96,23 @@ def load_filter(config: BitextConfig) -> DictionaryFilter:
         config.dictionary, dic.lang1, dic.lang2, len(dic), len(dic.skipped),
     )
     return DictionaryFilter(dic, config.dictionary_threshold_1, config.dictionary_threshold_2)
+
+
+def _applied(candidates: list[SiteCandidate], updates: list[tuple[int, float, dict[str, Any]]],
+             dropped: list[int]) -> list[SiteCandidate]:
+    """``candidates`` as the store holds them after ``update_candidates(updates)`` and
+    ``delete_candidates(dropped)``."""
+    new = {i: (score, scores) for i, score, scores in updates}
+    gone = set(dropped)
+    out = []
+    for c in candidates:
+        if c.id in gone:
+            continue
+        if c.id in new:
+            score, scores = new[c.id]
+            c = dataclasses.replace(c, score=score, scores=scores)
+        out.append(c)
+    return out
 
 
 class Resolver:
@@ -212,12 +230,14 @@ class Resolver:
     def _content(self, content: ContentFilter, state: SiteState) -> None:
         store = self.runtime.store
         # One list of the site's candidates in memory at a time (a row and a dict of scores each):
-        # what the close adds to the memory of the crawl is made of such transients.
-        updates, dropped = content.rejudge_site(state.site_id, state.index, store.site_candidates(state.site_id))
+        # what the close adds to the memory of the crawl is made of such transients.  What the
+        # rejudging writes is applied to it rather than read back.
+        candidates = store.site_candidates(state.site_id)
+        updates, dropped = content.rejudge_site(state.site_id, state.index, candidates)
         store.update_candidates(updates)
         store.delete_candidates(dropped)
+        candidates = _applied(candidates, updates, dropped)
         del updates
-        candidates = store.site_candidates(state.site_id)
         changed, lost = content.remutual_site(state.index, candidates)
         store.update_candidates(changed)
         store.delete_candidates(lost)

@@ -96,15 +96,6 @@ def test_one_to_one_breaks_score_ties_by_the_finer_evidence():
     assert resolve_one_to_one([Scored(1, "en", 2, "fr", 0.6, (0.1,)), Scored(3, "en", 2, "fr", 0.5, (0.9,))])[0].page1 == 1
 
 
-def test_store_resolution_uses_structure_then_content_share_as_tiebreak():
-    from bitext_spider.store.database import _tiebreak
-
-    assert _tiebreak({"structure": 0.9, "content_share": 0.4}) == (0.9, 0.4)
-    assert _tiebreak({"structure": float("nan")}) == (-1.0, -1.0)
-    assert _tiebreak({}) == (-1.0, -1.0)
-    assert _tiebreak(None) == (-1.0, -1.0)
-
-
 def _seq(lengths):
     out = [DIV]
     for n in lengths:

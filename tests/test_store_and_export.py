@@ -27,6 +27,30 @@ def _fill(store):
     store.write([_page("http://a/fr2", "fr", [("http://a/en1", "en", 0.8), ("http://a/en2", "en", 0.7)])])
 
 
+def test_resolution_breaks_equal_scores_by_structure_then_content_share(tmp_path):
+    # The tiebreak is read from the stored scores in SQL; NaN evidence is stored as null and
+    # orders last, like absent evidence.
+    store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    store.ensure_site("a.example", ["http://a.example/"])
+    store.write([_page(f"http://a/en{i}", "en") for i in range(1, 5)])
+
+    def fr(url, cands):
+        page = _page(url, "fr")
+        page.candidates = [CandidateRecord(u, "en", 0.5, scores) for u, scores in cands]
+        return page
+
+    store.write([fr("http://a/fr1", [("http://a/en1", {"structure": 0.7, "content_share": 0.9}),
+                                     ("http://a/en2", {"structure": 0.9, "content_share": 0.1})])])
+    store.write([fr("http://a/fr3", [("http://a/en3", {"structure": float("nan"), "content_share": 0.5}),
+                                     ("http://a/en4", {"content_share": 0.6})])])
+    assert store.resolve_site(1) == {"en-fr": 2}
+    assert {(r.url1, r.url2) for r in store.pairs()} == {("http://a/en2", "http://a/fr1"), ("http://a/en4", "http://a/fr3")}
+    with Session(store.engine) as s:
+        nulls = s.execute(select(func.count()).select_from(CandidateRow).where(
+            func.json_type(CandidateRow.scores, "$.structure") == "null")).scalar_one()
+    assert nulls == 1
+
+
 def test_write_is_idempotent_and_resolution_is_one_to_one(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'b.db'}")
     _fill(store)

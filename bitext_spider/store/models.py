@@ -240,7 +240,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _json_serializer(value: Any) -> str:
-    """JSON for PostgreSQL, whose ``json`` type rejects NaN and Infinity (stored as null there)."""
+    """Standard JSON, NaN and Infinity stored as null: PostgreSQL's ``json`` type rejects them,
+    and SQLite's JSON functions (which the one-to-one resolution reads scores with) fail on the
+    whole value."""
     try:
         return json.dumps(value, allow_nan=False)
     except ValueError:
@@ -262,7 +264,7 @@ def make_engine(url: str, create: bool = True) -> Engine:
     if url.startswith("postgresql"):
         engine = create_engine(url, json_serializer=_json_serializer, pool_pre_ping=True)
     else:
-        engine = create_engine(url)
+        engine = create_engine(url, json_serializer=_json_serializer)
     if engine.dialect.name == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     if create:
