@@ -17,6 +17,13 @@ Pairs come from the W3C i18n mirror in ``../shared/data/w3c-i18n/www`` (next to 
 Without the data, sequences are synthesized.  JIT compilation is excluded (warm-up first).
 
     .venv/bin/python benchmarks/bench_edit_distance.py [--pairs N] [--threshold F] [--json]
+
+``--rows 1,4,16,64`` measures instead a call with few rows, as the close's decision makes for a
+pair the structure filter never compared: microseconds per call of the parallel kernel
+(``batch_distances``) and of the serial one (``serial_distances``), with the other cores idle and
+with one of them kept busy by a spinning process that the benchmark starts (as the crawl's other
+work keeps it).  ``TagSequenceStore.distances`` picks the serial kernel below
+``_PARALLEL_ROWS`` rows.
 """
 
 from __future__ import annotations
@@ -41,7 +48,13 @@ SHARED = REPO.parent / "shared"
 DEFAULT_DATA = SHARED / "data" / "w3c-i18n" / "www"
 sys.path.insert(0, str(REPO))  # so the script also runs without the editable install
 
-from matchers.structure.edit_distance import SCALE, full_distance, lower_bound  # noqa: E402
+from matchers.structure.edit_distance import (  # noqa: E402
+    SCALE,
+    batch_distances,
+    full_distance,
+    lower_bound,
+    serial_distances,
+)
 from matchers.structure.tag_store import TagSequenceStore  # noqa: E402
 
 
@@ -275,6 +288,59 @@ def markdown(results: list[dict], threads: int) -> str:
     return "\n".join(lines)
 
 
+def few_rows(
+    store: TagSequenceStore, pairs: list[tuple[int, int]], rows_per_call: list[int], threshold: float
+) -> list[dict]:
+    """Microseconds per call of both kernels for calls of few rows, idle and beside a busy core.
+    Each call compares a page with translations of it (``pairs``), so that the DP runs, as it
+    does for the pairs the close's decision proposes."""
+    import subprocess
+
+    others: dict[int, list[int]] = defaultdict(list)
+    for a, b in pairs:
+        others[a].append(b)
+        others[b].append(a)
+    calls = {}
+    for n in rows_per_call:
+        calls[n] = []
+        for q, rows_of_q in sorted(others.items()):
+            if len(rows_of_q) < n:
+                continue
+            query = store.tokens(int(q))
+            rows = np.array(sorted(rows_of_q)[:n], np.int64)
+            lengths = store.lengths[rows]
+            limits = np.array([limit_for(len(query), int(m), threshold) for m in lengths], np.int32)
+            flat, offsets = store.arrays()
+            calls[n].append((query, store.query_histogram(query, encoded=True), flat, offsets,
+                             store.histograms(), rows, limits))
+
+    def per_call(kernel: object, n: int) -> float:
+        for args in calls[n][:3]:
+            kernel(*args)  # compiled or loaded from the cache first
+        best = float("inf")
+        for _ in range(5):
+            t = time.perf_counter()
+            for args in calls[n]:
+                kernel(*args)
+            best = min(best, (time.perf_counter() - t) / len(calls[n]))
+        return best * 1e6
+
+    rows_per_call = [n for n in rows_per_call if calls[n]]  # no page has that many translations
+    out = [{"rows": n, "calls": len(calls[n])} for n in rows_per_call]
+    for label in ("idle", "busy"):
+        spinner = (subprocess.Popen([sys.executable, "-c", "while True: pass"]) if label == "busy" else None)
+        try:
+            time.sleep(0.2)
+            for row, n in zip(out, rows_per_call, strict=True):
+                row[f"parallel_{label}_us"] = per_call(batch_distances, n)
+                row[f"serial_{label}_us"] = per_call(serial_distances, n)
+        finally:
+            if spinner is not None:
+                spinner.kill()
+                spinner.wait()
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pairs", type=int, default=3000, help="pairs per random set (default 3000)")
@@ -291,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    ap.add_argument("--rows", default="", help="comma-separated rows per call: the few-rows comparison instead")
     args = ap.parse_args(argv)
 
     rng = np.random.default_rng(args.seed)
@@ -305,6 +372,20 @@ def main(argv: list[str] | None = None) -> int:
     store = TagSequenceStore()
     for s in seqs:
         store.add(s)
+    if args.rows:
+        rows = few_rows(store, true_pairs_w3c(names), [int(n) for n in args.rows.split(",")], args.threshold)
+        if args.json:
+            print(json.dumps({"source": source, "threads": numba.config.NUMBA_NUM_THREADS, "results": rows}, indent=2))
+            return 0
+        print(f"source: {source}; numba threads: {numba.config.NUMBA_NUM_THREADS}; microseconds per call "
+              "(each call a page against translations of it)")
+        print()
+        print("| rows | calls | parallel, idle | serial, idle | parallel, one core busy | serial, one core busy |")
+        print("|---:|---:|---:|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['rows']} | {r['calls']} | {r['parallel_idle_us']:.0f} | {r['serial_idle_us']:.0f} "
+                  f"| {r['parallel_busy_us']:.0f} | {r['serial_busy_us']:.0f} |")
+        return 0
 
     true = true_pairs_w3c(names)
     if len(true) > args.pairs:

@@ -14,6 +14,7 @@ from matchers.structure.edit_distance import (
     histogram,
     lower_bound,
     reference_distance,
+    serial_distances,
 )
 from matchers.structure.tag_store import TagSequenceStore
 
@@ -193,6 +194,11 @@ def test_batch_equals_per_pair() -> None:
         q = store.encode(query)
         direct = batch_distances(q, histogram(q), flat, offsets, hists, rows, limits)
         assert np.array_equal(direct, got)
+        # The serial kernel (calls of one row) answers as the parallel one, alone and batched.
+        assert np.array_equal(serial_distances(q, histogram(q), flat, offsets, hists, rows, limits), got)
+        for k in range(0, len(rows), 17):
+            one = store.distances(query, rows[k:k + 1], limits[k:k + 1])
+            assert one.tolist() == [got[k]]
     # The largest int32 limit asks for every exact distance.
     rows = np.arange(len(seqs), dtype=np.int64)
     exact = store.distances(seqs[1], rows, 2**31 - 1)

@@ -271,6 +271,19 @@ def batch_lower_bounds(
     return out
 
 
+@numba.njit(nogil=True, cache=_CACHE)
+def _row_distance(
+    qr: np.ndarray, q_hist: np.ndarray, flat: np.ndarray, offsets: np.ndarray, hists: np.ndarray, r: int,
+    limit: int,
+) -> int:
+    # Leaves room for lim + 1 in the int32 output; no distance comes near it anyway.
+    lim = min(np.int64(limit), _INT32_MAX - 1)
+    s = flat[offsets[r] : offsets[r + 1]]
+    if lower_bound(s.shape[0], qr.shape[0], hists[r], q_hist) > lim:
+        return lim + 1
+    return _banded_rev(s, qr, lim)
+
+
 @numba.njit(nogil=True, cache=_CACHE, parallel=True)
 def batch_distances(
     query: np.ndarray,
@@ -288,18 +301,30 @@ def batch_distances(
     ``rows[k]``; ``q_hist`` must have as many buckets as ``hists`` has columns.  The lower bound
     runs first and the banded DP only on pairs it lets through.  Rows are not bounds-checked.
     """
-    nq = query.shape[0]
     # The query is the reversed side, so it is reversed once for the whole batch.
     qr = query[::-1].copy()
     out = np.empty(rows.shape[0], np.int32)
     # prange over pairs, not inside one DP: the pairs are independent (2x on 2 idle cores).
     for k in prange(rows.shape[0]):
-        r = rows[k]
-        # Leaves room for lim + 1 in the int32 output; no distance comes near it anyway.
-        lim = min(np.int64(limits[k]), _INT32_MAX - 1)
-        s = flat[offsets[r] : offsets[r + 1]]
-        if lower_bound(s.shape[0], nq, hists[r], q_hist) > lim:
-            out[k] = lim + 1
-        else:
-            out[k] = _banded_rev(s, qr, lim)
+        out[k] = _row_distance(qr, q_hist, flat, offsets, hists, rows[k], limits[k])
+    return out
+
+
+@numba.njit(nogil=True, cache=_CACHE)
+def serial_distances(
+    query: np.ndarray,
+    q_hist: np.ndarray,
+    flat: np.ndarray,
+    offsets: np.ndarray,
+    hists: np.ndarray,
+    rows: np.ndarray,
+    limits: np.ndarray,
+) -> np.ndarray:
+    """:func:`batch_distances` on the calling thread alone, for a call of one row: a parallel
+    region waits for all its threads, one of which the other core's work may have descheduled
+    (``matchers.structure.tag_store``)."""
+    qr = query[::-1].copy()
+    out = np.empty(rows.shape[0], np.int32)
+    for k in range(rows.shape[0]):
+        out[k] = _row_distance(qr, q_hist, flat, offsets, hists, rows[k], limits[k])
     return out

@@ -28,12 +28,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from matchers.structure.edit_distance import batch_distances, batch_lower_bounds, histogram
+from matchers.structure.edit_distance import batch_distances, batch_lower_bounds, histogram, serial_distances
 from matchers.structure.tag_codes import TagCodes
 
 _INITIAL_TOKENS = 1 << 16
 _INITIAL_ROWS = 256
 _HIST_MAX = np.iinfo(np.uint16).max
+# A single row is compared on the calling thread (serial_distances): the parallel kernel splits
+# rows, so it gains nothing there, and its region waits for a thread that the other core's work
+# (the crawl's, the models' save at close) may have descheduled.  A W3C page against one
+# translation: 63 us on the calling thread, 65 us parallel with the other core idle, 127 us with
+# it busy (benchmarks/bench_edit_distance.py --rows 1,2,4); in the close's decision, which compares
+# one pair at a time, 0.7 ms a call beside the models' save.  From two rows on the parallel kernel
+# is faster on idle cores and about as fast on busy ones.
+_PARALLEL_ROWS = 2
 
 
 def _capped(hist: np.ndarray) -> np.ndarray:
@@ -194,7 +202,8 @@ class TagSequenceStore:
                 raise ValueError("limits must be a scalar or match rows")
         if rows.shape[0] == 0:
             return np.empty(0, np.int32)
-        return batch_distances(
+        kernel = serial_distances if rows.shape[0] < _PARALLEL_ROWS else batch_distances
+        return kernel(
             query,
             self.query_histogram(query, encoded=True),
             self._flat,
