@@ -409,7 +409,8 @@ class BitextConfig:
     writer_backlog: int = setting(
         2000, "Pages waiting for the database before the crawl waits too.", group=_PERF)
     writer_interval: float = setting(
-        0.5, "Longest time in seconds a page waits before its batch is committed.", group=_PERF)
+        0.5, "Seconds without a new page after which the pages waiting are committed (a batch "
+        "also commits at BITEXT_WRITER_BATCH pages).", group=_PERF)
     provisional_pairs: bool = setting(
         True, "Send pairs accepted as pages arrive through the item flow (`status` `provisional`); "
         "the final pairs are sent when the spider goes idle either way.", group=_CRAWL)

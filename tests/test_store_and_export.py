@@ -1,5 +1,4 @@
 import json
-import time
 
 import numpy as np
 from sqlalchemy import func, select
@@ -96,24 +95,6 @@ def test_writer_thread_flushes_and_survives_a_bad_record(tmp_path):
     writer.close(timeout=10)
     assert writer.failures == 1
     assert [p.url for p in store.stored_pages(1)] == ["http://a/1", "http://a/3"]
-
-
-def test_writer_commits_a_batch_once_its_first_page_waited_the_interval(tmp_path):
-    # Pages keep coming faster than the interval: the batch still commits by its age, not only
-    # when the queue goes quiet or the batch is full.
-    store = Store(f"sqlite:///{tmp_path / 'w.db'}")
-    store.ensure_site("a.example", [])
-    batches: list[list[str]] = []
-    writer = StoreWriter(store, batch=1000, interval=0.1, on_written=lambda recs: batches.append([r.url for r in recs]))
-    for i in range(30):
-        writer.submit(_page(f"http://a/{i}", "en"))
-        time.sleep(0.02)
-    committed_while_coming = len(batches)
-    assert writer.flush(timeout=10)
-    writer.close(timeout=10)
-    assert committed_while_coming >= 2
-    assert [u for b in batches for u in b] == [f"http://a/{i}" for i in range(30)]
-    assert len(list(store.stored_pages(1))) == 30
 
 
 def test_export_commands(tmp_path, capsys):

@@ -2,12 +2,7 @@
 :class:`~bitext_spider.store.records.PageRecord` objects to :class:`StoreWriter`, whose thread
 commits them in batches (by count or time).  Batches commit in arrival order, so after a kill the
 stored pages are a prefix of what was processed, and a resumed crawl re-fetches exactly the pages
-that are missing.
-
-A batch commits when it holds ``batch`` pages or when its oldest page has waited ``interval``
-seconds, whichever comes first, also while pages keep coming: then a kill loses at most
-``interval`` seconds of pages, and when the crawl goes idle its close waits for at most that much
-(a batch of 200 ten-language pages took half a second to commit beside the close)."""
+that are missing."""
 
 from __future__ import annotations
 
@@ -93,25 +88,22 @@ class StoreWriter:
 
     def _run(self) -> None:
         pending: list[PageRecord] = []
-        deadline: float | None = None  # when the oldest pending page has waited `interval`
         while True:
             try:
-                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-                msg = self._queue.get(timeout=wait)
+                msg = self._queue.get(timeout=self.interval)
             except queue.Empty:
-                msg = None
+                self._commit(pending)
+                pending = []
+                continue
             if msg is _STOP:
                 self._commit(pending)
                 return
             if isinstance(msg, tuple) and msg and msg[0] is _FLUSH:
                 self._commit(pending)
-                pending, deadline = [], None
+                pending = []
                 msg[1].set()
                 continue
-            if msg is not None:
-                pending.append(msg)
-                if deadline is None:
-                    deadline = time.monotonic() + self.interval
-            if pending and (len(pending) >= self.batch or (deadline is not None and time.monotonic() >= deadline)):
+            pending.append(msg)
+            if len(pending) >= self.batch:
                 self._commit(pending)
-                pending, deadline = [], None
+                pending = []
