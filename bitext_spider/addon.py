@@ -3,7 +3,8 @@ settings turns the matching on for every spider of the project (docs/addon.md).
 
 It adds the page middleware (every HTML response becomes a page item), the matching and store
 pipelines in their order, the ``bitext:`` progress line, the robots.txt middleware that is safe
-for many waiting requests, and the ``BITEXT_*`` defaults, all with the ``addon`` priority or only
+for many waiting requests, a log formatter that skips the per-item DEBUG messages no handler
+writes (bitext_spider.crawl.log_formatter), and the ``BITEXT_*`` defaults, all with the ``addon`` priority or only
 where the project has not named the component itself, so the project's own settings win.  The
 project's own settings module (bitext_spider.settings) enables the crawl through it too.
 """
@@ -64,6 +65,7 @@ DOWNLOADER_MIDDLEWARES: dict[str, int] = {
     "bitext_spider.crawl.site_limits.SiteLimitsMiddleware": 50,
 }
 ROBOTSTXT_MIDDLEWARE = "bitext_spider.crawl.middlewares.RobotsTxtMiddleware"
+LOG_FORMATTER = "bitext_spider.crawl.log_formatter.QuietLogFormatter"
 SCRAPER_BACKLOG_BYTES = 1_000_000
 
 
@@ -95,6 +97,8 @@ class BitextAddon:
             )
         for name, value in bitext_defaults().items():
             settings.set(name, value, priority="addon")
+        # Scrapy's messages for each response and item, built only when a handler writes them.
+        settings.set("LOG_FORMATTER", LOG_FORMATTER, priority="addon")
         if settings.getbool("BITEXT_ENABLED", True):
             # Scrapy lets responses worth 5 MB wait for the item pipelines.  The stages are what
             # paces a crawl, so on a site of small pages that is about 800 pages still to match

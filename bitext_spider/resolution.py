@@ -131,6 +131,7 @@ class Resolver:
         ) if content_enabled(cfg) else None
         self.decision = decision_enabled(cfg)
         self.runs = 0
+        self._saving: threading.Thread | None = None
 
     def steps(self) -> list[str]:
         """The steps that run, in order (for logs and tests)."""
@@ -147,11 +148,17 @@ class Resolver:
         return names
 
     # -- the sequence ---------------------------------------------------------------------------
-    def run(self, sites: Iterable[SiteState], stored: Callable[[], object] | None = None) -> Counter[str]:
+    def run(self, sites: Iterable[SiteState], stored: Callable[[], object] | None = None,
+            wait_saved: bool = True) -> Counter[str]:
         """Resolve every site in ``sites``; returns the final pairs by language pair.
         ``stored``, if given, is called once the models' save has started, before the steps read
         the store: it waits for the pages still on their way to the database, whose commit the
-        crawl asked for before (it runs while the held-back training is taken)."""
+        crawl asked for before (it runs while the held-back training is taken).
+
+        With ``wait_saved`` false the models' save may still run when this returns (the pairs
+        and their sentences are stored by then): the crawl sends the final pairs meanwhile, and
+        :meth:`wait_saved` (which the next run and the runtime's close call) waits for it."""
+        self.wait_saved()
         stats = self.runtime.stats
         for key in _PER_RUN:
             if stats.get_value(key) is not None:
@@ -160,14 +167,15 @@ class Resolver:
         if self.content is not None:
             self.content.flush_training()
         saving = self._save_models_beside(sites)
+        self._saving = saving
         try:
             if stored is not None:
                 stored()
             total, sentences = self._resolve_sites(sites)
         finally:
             # Also when a step raises: the save ends before the crawl closes the store.
-            if saving is not None:
-                saving.join()
+            if wait_saved:
+                self.wait_saved()
         if saving is None:
             self._save_models()
         if self.content is not None:
@@ -201,6 +209,12 @@ class Resolver:
             if content is not None:
                 sentences += self._step(state, "sentences", lambda s, f=content: self._sentences(f, s)) or 0
         return total, sentences
+
+    def wait_saved(self) -> None:
+        """Wait for the models' save a run left going (:meth:`run`)."""
+        saving, self._saving = self._saving, None
+        if saving is not None:
+            saving.join()
 
     def _save_models_beside(self, sites: list[SiteState]) -> threading.Thread | None:
         """Start saving the models' training (module docstring).  Every model a step can ask for

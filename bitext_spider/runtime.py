@@ -261,16 +261,25 @@ class BitextRuntime:
         """Whether the sites were resolved after the last page was handed to the writer."""
         return self._resolved_at == self.pages_submitted
 
-    def resolve(self) -> Counter[str]:
+    def resolve(self, wait_saved: bool = True) -> Counter[str]:
         """Commit the pages waiting for the writer, then resolve every site (the crawl calls it
-        when the spider goes idle, from a thread).  Returns the final pairs by language pair."""
+        when the spider goes idle, from a thread).  Returns the final pairs by language pair.
+        With ``wait_saved`` false the models' save may still run on return (Resolver.run):
+        :meth:`models_saved` waits for it, and so does :meth:`close`."""
         with self._resolve_lock:
             # The writer's last commit runs while the held-back training is taken and the models'
             # save begins beside the steps.
-            return self._resolve(self.pages_submitted, stored=self.writer.request_flush().wait)
+            return self._resolve(self.pages_submitted, stored=self.writer.request_flush().wait,
+                                 wait_saved=wait_saved)
 
-    def _resolve(self, submitted: int, stored: Callable[[], object] | None = None) -> Counter[str]:
-        total = self.resolver.run(list(self.sites.values()), stored=stored)
+    def models_saved(self) -> None:
+        """Wait for a models' save that :meth:`resolve` left running."""
+        with self._resolve_lock:
+            self.resolver.wait_saved()
+
+    def _resolve(self, submitted: int, stored: Callable[[], object] | None = None,
+                 wait_saved: bool = True) -> Counter[str]:
+        total = self.resolver.run(list(self.sites.values()), stored=stored, wait_saved=wait_saved)
         self._resolved_at = submitted
         return total
 
@@ -294,6 +303,7 @@ class BitextRuntime:
             self.writer.close()
             if not self.resolved:
                 self._resolve(self.pages_submitted)
+            self.resolver.wait_saved()
         if self.writer.failures:
             self.stats.set_value("bitext/errors/store", self.writer.failures)
         refreshed = {url: v for state in self.sites.values() for url, v in state.refreshed.items()}

@@ -221,7 +221,10 @@ STATS: tuple[Stat, ...] = (
     Stat("bitext/time/gc_s", "Seconds the crawl process spent in Python's garbage collector while matching "
          "(`BITEXT_GC_THRESHOLD`).", _CRAWL),
     Stat("bitext/gc/collections", "Garbage collections in the crawl process while matching.", _CRAWL),
-    Stat("bitext/time/resolve_s", "Seconds the resolution at idle took (every site's close-time steps).", _CRAWL),
+    Stat("bitext/time/resolve_s", "Seconds the resolution at idle took (every site's close-time steps; the "
+         "models' save may end later, while the final pairs are sent).", _CRAWL),
+    Stat("bitext/time/final_items_s", "Seconds of sending the final pairs as items through the item pipelines "
+         "and `item_scraped` (feeds).", _CRAWL),
     Stat("bitext/store/waits", "Times the crawl waited for the database (`BITEXT_WRITER_BACKLOG`).", _CRAWL),
     Stat("bitext/errors/<exception>", "Requests that failed with the download error `<exception>`.", _CRAWL),
     Stat("bitext/errors/parse_worker", "Parse workers replaced (died or timed out).", _CRAWL),

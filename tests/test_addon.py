@@ -67,6 +67,8 @@ def test_addon_turns_everything_on():
     assert s.get("BITEXT_DB_URL") == "sqlite:///bitext.db" and s.getpriority("BITEXT_DB_URL") == 15
     assert s.getint("BITEXT_MAX_CANDIDATES_PER_LANG") == 5
     assert s.getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE") == 1_000_000
+    assert s.get("LOG_FORMATTER") == "bitext_spider.crawl.log_formatter.QuietLogFormatter"
+    assert addon_settings({"LOG_FORMATTER": "mine.Formatter"}).get("LOG_FORMATTER") == "mine.Formatter"
     # A project's own backlog bound wins; with bitext off Scrapy's default stays.
     assert addon_settings({"SCRAPER_SLOT_MAX_ACTIVE_SIZE": 3}).getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE") == 3
     assert addon_settings({"BITEXT_ENABLED": False}).getint("SCRAPER_SLOT_MAX_ACTIVE_SIZE") == 5_000_000

@@ -486,6 +486,43 @@ def test_the_models_are_saved_beside_the_close_steps(tmp_path, monkeypatch):
     store.close()
 
 
+@pytest.mark.parametrize("then", ["models_saved", "close"])
+def test_the_pairs_are_stored_before_the_models_save_ends_and_close_waits_for_it(tmp_path, monkeypatch, then):
+    """At idle the crawl sends the final pairs while the models' save ends: the resolution
+    returns with the pairs stored, and the save has ended once the crawl waits for it or closes."""
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10)
+    model = train(runtime)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    release = threading.Event()
+    save = runtime.save_models
+
+    def held_save():
+        release.wait(10)
+        save()
+
+    monkeypatch.setattr(runtime, "save_models", held_save)
+    store = Store(runtime.config.db_url, create=False)
+    try:
+        runtime.resolve(wait_saved=False)
+        saving = [t for t in threading.enumerate() if t.name == "bitext-save-models"]
+        assert saving and saving[0].is_alive()
+        assert len(list(store.pairs())) == 1  # the final pair is there to be sent
+        assert store.model_row("en", "fr") is None  # the models' save has not written yet
+    finally:
+        release.set()
+    if then == "models_saved":
+        runtime.models_saved()
+        assert not saving[0].is_alive()
+        assert store.model_row("en", "fr").sentences_seen == model.sentences_seen > 0
+        close()
+    else:
+        close()
+        assert not saving[0].is_alive()
+        assert store.model_row("en", "fr").sentences_seen == model.sentences_seen > 0
+    store.close()
+
+
 def test_a_close_step_that_raises_still_waits_for_the_models_save(tmp_path, monkeypatch):
     crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=10)
     model = train(runtime)

@@ -1,17 +1,20 @@
 """ILSP-FC section 3.9 structural fingerprints: the paper's format and the distance ratio."""
 
+import random
 from array import array
 
 import pytest
 
 from matchers.page.main_content import Paragraph
 from matchers.structure.fingerprint import (
+    FingerprintShape,
     bucketed,
     content_paragraphs,
     fingerprint,
     fingerprint_distance_ratio,
     fingerprint_features,
     paragraph_count,
+    shape_distance_ratio,
 )
 
 # The paper's Figure 2 (its topic attribute aside).
@@ -87,6 +90,21 @@ def test_distance_ratio_on_hand_made_fingerprints():
     # As a site keeps them (machine ints, negative type codes included).
     for base in (None, 2.0, 1.5):
         assert fingerprint_distance_ratio(array("i", a), array("i", b), base) == fingerprint_distance_ratio(a, b, base)
+
+
+def test_shapes_give_the_distance_ratio_of_their_fingerprints():
+    rng = random.Random(7)
+    codes = [-5, -4, -3, -2]
+    for base in (2.0, 1.5, 3.0):
+        for _ in range(300):
+            a, b = ([rng.choice(codes) if rng.random() < 0.3 else rng.randint(1, 50_000)
+                     for _ in range(rng.randint(0, 30))] for _ in range(2))
+            sa, sb = FingerprintShape(array("i", a), base), FingerprintShape(b, base)
+            assert shape_distance_ratio(sa, sb) == fingerprint_distance_ratio(a, b, base)
+            assert (sa.paragraphs, sb.paragraphs) == (paragraph_count(a), paragraph_count(b))
+    assert shape_distance_ratio(FingerprintShape([]), FingerprintShape([])) == 1.0
+    with pytest.raises(ValueError):
+        FingerprintShape([1, 2], None)
 
 
 def test_fingerprint_features():

@@ -201,7 +201,8 @@ class FinalPairs:
         start = time.monotonic()
         logger.info("spider idle: resolving the pairs of %d sites", len(self.runtime.sites))
         try:
-            await asyncio.to_thread(self.runtime.resolve)
+            # The pairs are sent while the models' save ends (a save of counts, not of pairs).
+            await asyncio.to_thread(self.runtime.resolve, wait_saved=False)
             site_ids = [s.site_id for s in self.runtime.sites.values()]
             pairs = await asyncio.to_thread(self.runtime.resolver.final_pairs, site_ids)
         except Exception:
@@ -212,8 +213,13 @@ class FinalPairs:
             self._wake_engine()
             return
         self.crawler.stats.set_value("bitext/time/resolve_s", round(time.monotonic() - start, 3))
+        sending = time.monotonic()
         for pair in pairs:
             await send_pair(self.crawler, pair)
+        self.crawler.stats.set_value("bitext/time/final_items_s", round(time.monotonic() - sending, 3))
         self.crawler.stats.set_value("bitext/pairs/final_items", len(pairs))
         logger.info("%d final pairs sent as items", len(pairs))
-        self._wake_engine()
+        try:
+            await asyncio.to_thread(self.runtime.models_saved)
+        finally:
+            self._wake_engine()

@@ -500,5 +500,15 @@ def has_link_evidence(
         return False
     if same_language(page_a.lang, page_b.lang):
         return False
-    return (mutual_links(page_a, page_b) or hreflang_evidence(page_a, page_b, inlink_count, max_inlinks)
-            or switcher_evidence(page_a, page_b, inlink_count, max_inlinks))
+    if mutual_links(page_a, page_b):
+        return True
+    # hreflang_evidence or switcher_evidence, each direction looked at once: both ask for a link
+    # of their kind and then the same of a site-wide one (its target's menu pointing back).
+    for src, dst in ((page_a, page_b), (page_b, page_a)):
+        if not (_hreflang_link(src, dst) or _switcher_link(src, dst)):
+            continue
+        if inlink_count is None or inlink_count(dst.url, src.lang) <= max_inlinks:
+            return True
+        if _hreflang_link(dst, src) or _switcher_link(dst, src):
+            return True
+    return False

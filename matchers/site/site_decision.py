@@ -49,7 +49,7 @@ from matchers.site.slug_translation import (
     slug_words,
     unshared_words,
 )
-from matchers.structure.fingerprint import fingerprint_distance_ratio, paragraph_count
+from matchers.structure.fingerprint import FingerprintShape, shape_distance_ratio
 from matchers.structure.structure_threshold import scaled_limits, similarity
 from matchers.structure.unsupervised_threshold import (
     PairFeatures,
@@ -234,6 +234,11 @@ def decide_site(
             continue
         by_langs.setdefault((l1, l2), []).append(i)
     shape_of.cache_clear()
+
+    # A page's fingerprint, bucketed and its paragraphs counted once for its candidates.
+    @functools.lru_cache(maxsize=_SHAPE_CACHE)
+    def fingerprint_of(url: str) -> FingerprintShape:
+        return FingerprintShape(ev.pages[url].fingerprint)
     thresholds = {}
     for langs, members in by_langs.items():
         sample = [feats[i] for i in members]
@@ -318,13 +323,14 @@ def decide_site(
             url_key = ev.url_keys.key_score(c.url1, c.url2)
             # ILSP-FC 3.9: images count for pages at neighbouring depths whose paragraph counts
             # and text lengths are alike.
+            fa, fb = fingerprint_of(c.url1), fingerprint_of(c.url2)
             if (depth_ok(c.url1, c.url2) and a_content is not None and b_content is not None
-                    and ratio(paragraph_count(pa.fingerprint), paragraph_count(pb.fingerprint)) >= _MIN_RATIO
+                    and ratio(fa.paragraphs, fb.paragraphs) >= _MIN_RATIO
                     and ratio(_n_tokens(a_content), _n_tokens(b_content)) >= _MIN_RATIO):
                 images = image_jaccard(ev.critical_images(c.url1), ev.critical_images(c.url2))
             # A fingerprint of one or two paragraphs (a title, a heading) matches any other.
-            if min(paragraph_count(pa.fingerprint), paragraph_count(pb.fingerprint)) >= _MIN_FP_PARAGRAPHS:
-                fp = fingerprint_distance_ratio(pa.fingerprint, pb.fingerprint)
+            if min(fa.paragraphs, fb.paragraphs) >= _MIN_FP_PARAGRAPHS:
+                fp = shape_distance_ratio(fa, fb)
             scores["link"], scores["url_key"] = round(link, 6), round(url_key, 6)
             if images is not None:
                 scores["images"] = round(images, 6)

@@ -141,6 +141,37 @@ def fingerprint_distance_ratio(
     return Levenshtein.distance(a, b) / longest
 
 
+# rapidfuzz compares two str fastest: a bucketed entry becomes one character, offset so the
+# negative type codes are characters too (distinct values stay distinct characters).
+_CHAR_OFFSET = 0x100
+
+
+class FingerprintShape:
+    """What the comparison of a page's fingerprint with others needs, computed once a page: its
+    paragraph count and its bucketed entries as a string.  :func:`shape_distance_ratio` of two
+    shapes is :func:`fingerprint_distance_ratio` of the two fingerprints with that
+    ``bucket_base`` (bucketed only: exact lengths have no bound a character could hold)."""
+
+    __slots__ = ("paragraphs", "_buckets")
+
+    def __init__(self, fp: Sequence[int], bucket_base: float | None = DEFAULT_BUCKET_BASE) -> None:
+        if bucket_base is None:
+            raise ValueError("a fingerprint shape needs a bucket base")
+        self.paragraphs = paragraph_count(fp)
+        self._buckets = "".join(chr(x + _CHAR_OFFSET) for x in bucketed(fp, bucket_base))
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+
+def shape_distance_ratio(a: FingerprintShape, b: FingerprintShape) -> float:
+    """:func:`fingerprint_distance_ratio` of the fingerprints of two shapes made with one base."""
+    longest = max(len(a), len(b))
+    if longest == 0:
+        return 1.0
+    return Levenshtein.distance(a._buckets, b._buckets) / longest
+
+
 def fingerprint_features(
     a: Sequence[int], b: Sequence[int], bucket_base: float | None = DEFAULT_BUCKET_BASE
 ) -> tuple[float, float, float]:
