@@ -8,9 +8,11 @@ then ``item_scraped``, so ``-O pairs.jsonl`` and ``FEEDS`` write them):
   ``pipelines.pairs.PairPipeline`` sends them;
 * ``final``: when the spider goes idle, :class:`FinalPairs` (an extension) keeps it open, resolves
   every site (bitext_spider.resolution) in a thread, sends the final pairs, and lets it close.  The
-  final items are the stored pairs of the crawl's sites in ``bitext export pairs`` order.  If
-  pages arrive after that (another ``spider_idle`` handler scheduled requests), the next idle
-  resolves and sends the final pairs again.
+  final items are the stored pairs of the crawl's sites in ``bitext export pairs`` order, up to
+  ``CONCURRENT_ITEMS`` of them in the pipelines at once (a pipeline that awaits something may
+  let a later one overtake, as with a callback's items).  If pages arrive after that (another
+  ``spider_idle`` handler scheduled requests), the next idle resolves and sends the final pairs
+  again.
 
 Items that do not come from a response enter the flow through
 ``engine.scraper.start_itemproc_async(item, response=None)`` (Scrapy 2.14+).  Every pair is
@@ -214,8 +216,12 @@ class FinalPairs:
             return
         self.crawler.stats.set_value("bitext/time/resolve_s", round(time.monotonic() - start, 3))
         sending = time.monotonic()
-        for pair in pairs:
-            await send_pair(self.crawler, pair)
+        # Up to CONCURRENT_ITEMS pairs go through the pipelines at once, as a callback's items do:
+        # one at a time, each pair waited for two turns of the event loop (its signals'
+        # handlers run as tasks).  Pipelines that do not wait keep the order of the pairs.
+        step = max(1, self.crawler.settings.getint("CONCURRENT_ITEMS", 100))
+        for i in range(0, len(pairs), step):
+            await asyncio.gather(*(send_pair(self.crawler, pair) for pair in pairs[i:i + step]))
         self.crawler.stats.set_value("bitext/time/final_items_s", round(time.monotonic() - sending, 3))
         self.crawler.stats.set_value("bitext/pairs/final_items", len(pairs))
         logger.info("%d final pairs sent as items", len(pairs))
