@@ -4,9 +4,10 @@ settings turns the matching on for every spider of the project (docs/addon.md).
 It adds the page middleware (every HTML response becomes a page item), the matching and store
 pipelines in their order, the ``bitext:`` progress line, the robots.txt middleware that is safe
 for many waiting requests, a log formatter that skips the per-item DEBUG messages no handler
-writes (bitext_spider.crawl.log_formatter), and the ``BITEXT_*`` defaults, all with the ``addon`` priority or only
-where the project has not named the component itself, so the project's own settings win.  The
-project's own settings module (bitext_spider.settings) enables the crawl through it too.
+writes (bitext_spider.crawl.log_formatter), and the ``BITEXT_*`` defaults, all with the
+``addon`` priority or only where the project has not named the component itself, so the
+project's own settings win.  The project's own settings module (bitext_spider.settings) enables
+the crawl through it too.
 """
 
 from __future__ import annotations

@@ -3,10 +3,10 @@
 Scrapy logs every response ("Crawled (200) ..."), every item ("Scraped from ...") and every
 dropped item at DEBUG, and its root logger lets every level through to the handlers, so each of
 those messages becomes a log record (with a walk up the stack for its caller) that the handler of
-``LOG_LEVEL = "INFO"`` then throws away.  A crawl with the matching on makes three to four such
-records a page (the page is an item, dropped quietly at the end of the pipelines) and one a final
-pair: at the end of a 1,000-page site with 4,455 final pairs, about half of the time of sending
-them as items.  The formatter returns no message (Scrapy's way of skipping one) when no handler
+``LOG_LEVEL = "INFO"`` then throws away.  A crawl with the matching on makes two such records a
+page (its response; its page item, dropped quietly at the end of the pipelines) and one a pair
+item: at the end of a 1,000-page site with 4,455 final pairs, about a third of the time of
+sending them as items.  The formatter returns no message (Scrapy's way of skipping one) when no handler
 the record would reach takes its level; with a handler at DEBUG, the messages are Scrapy's own.
 The add-on sets it as ``LOG_FORMATTER`` unless the project has its own.
 """

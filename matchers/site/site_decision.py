@@ -239,6 +239,7 @@ def decide_site(
     @functools.lru_cache(maxsize=_SHAPE_CACHE)
     def fingerprint_of(url: str) -> FingerprintShape:
         return FingerprintShape(ev.pages[url].fingerprint)
+
     thresholds = {}
     for langs, members in by_langs.items():
         sample = [feats[i] for i in members]
