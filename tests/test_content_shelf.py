@@ -139,3 +139,33 @@ def test_a_cache_keyed_by_page_reads_a_copy_as_its_page():
     for _ in range(3):
         for n in rng.sample(range(20), 20):
             assert judge.translated(shelf[n]) == expected[n]
+
+
+def test_a_pages_content_summary_is_its_token_count_and_text_key_without_reading_it_back(tmp_path, monkeypatch):
+    spill = SpillFile(str(tmp_path))
+    index = SiteIndex("site.example", content_in_memory=3, spill=spill)
+    rng = random.Random(7)
+    contents: dict[str, PageContent | None] = {}
+    for i in range(40):
+        c = None if i % 7 == 3 else random_content(rng)
+        if c is not None:
+            c.lang = "en"
+            if i % 2:
+                c.text_key  # noqa: B018 - computed before the page arrives, as a parse's draft gives it
+        url = f"https://site.example/en/{i}"
+        index.register(PageFeatures(url, "en", 1000, 1000, 50, 3, np.arange(50, dtype=np.int32) + i, c))
+        contents[url] = c
+    assert index.content_spilled == 37
+    expected = {url: None if c is None else (c.n_tokens, c.text_key) for url, c in contents.items()}
+    # The keys that came with their pages are answered without reading a page back; a page that
+    # came without one is read once and its key kept.
+    reads = []
+    original = SpillFile.read
+    monkeypatch.setattr(SpillFile, "read", lambda self, at, size: reads.append(at) or original(self, at, size))
+    for _ in range(2):
+        got = {url: index.content_summary(url) for url in contents}
+        assert {url: None if s is None else (s.n_tokens, s.text_key) for url, s in got.items()} == expected
+    unkeyed_spilled = sum(1 for i in range(37) if i % 2 == 0 and i % 7 != 3)
+    assert len(reads) == unkeyed_spilled
+    assert index.content_summary("https://site.example/en/unknown") is None
+    spill.close()

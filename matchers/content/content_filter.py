@@ -498,10 +498,11 @@ class ContentFilter:
         for lang, lindex in index.languages.items():
             taken.lang = lang
             for row, url in enumerate(lindex.urls):
-                content = lindex.content[row]
                 missing = [o for o in index.languages
                            if o != lang and (url, o) not in has and searches.changed(lang, row, o)]
-                if content is None or not missing:
+                # Only for a page with a search to make: an older page's content is read from disk.
+                content = lindex.content[row] if missing else None
+                if content is None:
                     continue
                 day = index.bags.day(lang, row)
                 looked: dict[str, list[int]] = {}

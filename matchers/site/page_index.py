@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +25,16 @@ from matchers.structure.tag_codes import TagCodes
 from matchers.structure.tag_store import TagSequenceStore
 
 MIN_DUP_TOKENS = 20
+_KEY_BYTES = 16  # matchers.content.hard_rules.text_key
+
+
+class ContentSummary(NamedTuple):
+    """What the close's decision reads of a page's main content for every candidate: the full
+    content of an older page is on disk (matchers.site.content_shelf), and decoding it for each
+    of a large site's candidates cost more than the rest of the decision."""
+
+    n_tokens: int
+    text_key: bytes
 
 
 def _fingerprint(tokens: np.ndarray) -> bytes:
@@ -131,6 +142,9 @@ class LanguageIndex:
         self.n_tags = GrowableColumn(np.int64)
         self.n_paragraphs = GrowableColumn(np.int64)
         self.content_length = GrowableColumn(np.int64)
+        self.content_tokens = GrowableColumn(np.int64)  # -1: no main content
+        self._text_keys = bytearray()  # _KEY_BYTES a row
+        self._unkeyed: set[int] = set()  # rows whose content came without its key (read on demand)
         # Read by row (``content[row]``); older rows come back from disk as equal copies.
         self.content = content if content is not None else ContentShelf()
         self.tags = TagSequenceStore(codes=codes)
@@ -147,8 +161,32 @@ class LanguageIndex:
         self.n_tags.append(page.n_tags)
         self.n_paragraphs.append(page.n_paragraphs)
         self.content.append(page.content)
-        self.content_length.append(page.content.length if page.content is not None else 0)
+        content = page.content
+        self.content_length.append(content.length if content is not None else 0)
+        self.content_tokens.append(content.n_tokens if content is not None else -1)
+        # A parse's draft brings the key; content built otherwise (a resumed crawl) computes it
+        # when first read, as PageContent.text_key does.
+        key = content._text_key if content is not None else None
+        if content is not None and (key is None or len(key) != _KEY_BYTES):
+            self._unkeyed.add(row)
+            key = None
+        self._text_keys += key if key is not None else bytes(_KEY_BYTES)
         return row
+
+    def summary(self, row: int) -> ContentSummary | None:
+        """The row's :class:`ContentSummary`, None for a page without main content."""
+        n = int(self.content_tokens.view()[row])
+        if n < 0:
+            return None
+        at = slice(row * _KEY_BYTES, (row + 1) * _KEY_BYTES)
+        if row in self._unkeyed:
+            content = self.content[row]
+            assert content is not None
+            key = content.text_key
+            self._text_keys[at] = key
+            self._unkeyed.discard(row)
+            return ContentSummary(n, key)
+        return ContentSummary(n, bytes(self._text_keys[at]))
 
     def size_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Bytes, weighted characters, tags and paragraphs of every page, by row (views)."""
@@ -253,3 +291,8 @@ class SiteIndex:
     def content(self, url: str) -> PageContent | None:
         where = self._urls.get(url)
         return self.languages[where[0]].content[where[1]] if where else None
+
+    def content_summary(self, url: str) -> ContentSummary | None:
+        """:meth:`content`'s token count and text key, without reading an older page from disk."""
+        where = self._urls.get(url)
+        return self.languages[where[0]].summary(where[1]) if where else None

@@ -33,7 +33,6 @@ from matchers.content.content_filter import Models, StoredPair
 from matchers.content.content_match import ContentMatch, match_content
 from matchers.content.content_schedule import maturity
 from matchers.content.translation_model import TranslationModel
-from matchers.page.page_content import PageContent
 from matchers.site.decision import Evidence, decide, user_scores
 from matchers.site.image_evidence import depth_ok, image_jaccard, ratio
 from matchers.site.link_evidence import has_link_evidence, link_score
@@ -67,9 +66,6 @@ _SHAPE_CACHE = 8192  # pages' structure symbols kept for the decision's threshol
 # on the W3C site 0.5 keeps 99.5% and 94.6% of the gold pairs, benchmarks/ilsp_evidence_eval.py).
 _MIN_RATIO = 0.5
 
-
-def _n_tokens(content: PageContent) -> int:
-    return content.n_tokens
 # Link evidence this strong (an hreflang or language-switcher link) is the site's own statement
 # that two pages are translations, so it pairs pages without main content too.
 _EXPLICIT_LINK = 0.7
@@ -300,7 +296,8 @@ def decide_site(
             ok = accept(f, result)
             failed = not ok
             sim = (1.0 - f.p_d) if ok else None
-        a_content, b_content = index.content(c.url1), index.content(c.url2)
+        # The contents themselves only for an alignment: an older page's is read from disk.
+        a_content, b_content = index.content_summary(c.url1), index.content_summary(c.url2)
         model = models.get(c.lang1, c.lang2, site_id)
         share = scores.get("content_share")
         too_little = False
@@ -310,8 +307,9 @@ def decide_site(
         elif a_content is None or b_content is None:
             too_little = True
         elif is_new or share is None:
-            m = match_content(model, a_content, b_content, cfg.content_sentence_threshold,
-                              cfg.content_min_sentences)
+            a_full, b_full = index.content(c.url1), index.content(c.url2)
+            assert a_full is not None and b_full is not None
+            m = match_content(model, a_full, b_full, cfg.content_sentence_threshold, cfg.content_min_sentences)
             if m is None:
                 too_little = cfg.content_enabled
             else:
@@ -327,7 +325,7 @@ def decide_site(
             fa, fb = fingerprint_of(c.url1), fingerprint_of(c.url2)
             if (depth_ok(c.url1, c.url2) and a_content is not None and b_content is not None
                     and ratio(fa.paragraphs, fb.paragraphs) >= _MIN_RATIO
-                    and ratio(_n_tokens(a_content), _n_tokens(b_content)) >= _MIN_RATIO):
+                    and ratio(a_content.n_tokens, b_content.n_tokens) >= _MIN_RATIO):
                 images = image_jaccard(ev.critical_images(c.url1), ev.critical_images(c.url2))
             # A fingerprint of one or two paragraphs (a title, a heading) matches any other.
             if min(fa.paragraphs, fb.paragraphs) >= _MIN_FP_PARAGRAPHS:
