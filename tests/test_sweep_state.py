@@ -4,6 +4,7 @@ before can change a search's result, and finds what searching everything again f
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,6 +16,7 @@ from matchers.content.content_candidates import ContentCandidate, ContentCandida
 from matchers.content.content_filter import ContentFilter
 from matchers.content.sweep_state import SweepSearches
 from matchers.content.translation_model import TranslationModel
+from matchers.site.content_shelf import ContentShelf
 
 
 def test_a_search_depends_only_on_the_rows_it_reports():
@@ -149,3 +151,35 @@ def test_a_later_sweep_pass_finds_what_searching_everything_again_finds(monkeypa
     assert calls[:7] == calls_all[:7]
     assert sorted(calls[7:]) == ["http://de.example/flood", "http://en.example/flood"]
     assert calls.count(LONELY) == 1 and calls_all.count(LONELY) == 3
+
+
+def test_the_sweep_reads_only_the_contents_of_pages_it_searches_for(monkeypatch):
+    names = list(ARTICLES)
+    pages = [(f"http://en.example/{n}", "en", article_content("en", *ARTICLES[n], *ARTICLES[n]), D, None) for n in names]
+    pages += [(f"http://de.example/{n}", "de", article_content("de", *GERMAN[n], *GERMAN[n]), D, None) for n in names]
+    index = article_site(pages)
+    # Every page has a candidate in the other language but the flood article's two.
+    candidates = [SimpleNamespace(id=k, url1=f"http://en.example/{n}", lang1="en", url2=f"http://de.example/{n}",
+                                  lang2="de", scores={}) for k, n in enumerate(names) if n != "flood"]
+    read: list[tuple[int, int]] = []
+    original = ContentShelf.__getitem__
+    monkeypatch.setattr(ContentShelf, "__getitem__", lambda self, row: read.append((id(self), row)) or original(self, row))
+    searched = []
+
+    class NoneFound:
+        def find(self, index, content, day, lang, k, exclude=None, visible=None, looked=None):
+            searched.append((content.lang, lang))
+            return []
+
+        def index_fixed(self):
+            return nullcontext()
+
+    model = TranslationModel("en", "de")
+    model.sentences_seen = 10_000
+    content = ContentFilter(BitextConfig(), SimpleNamespace(get=lambda *a: model))
+    content.finder = NoneFound()
+    assert content.sweep_site(1, index, candidates) == []
+    assert sorted(searched) == [("de", "en"), ("en", "de")]
+    shelves = {id(index.index(lang).content): lang for lang in ("en", "de")}
+    assert sorted((shelves[s], index.index(shelves[s]).urls[row]) for s, row in read) == [
+        ("de", "http://de.example/flood"), ("en", "http://en.example/flood")]
