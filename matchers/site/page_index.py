@@ -29,9 +29,9 @@ _KEY_BYTES = 16  # matchers.content.hard_rules.text_key
 
 
 class ContentSummary(NamedTuple):
-    """What the close's decision reads of a page's main content for every candidate: the full
-    content of an older page is on disk (matchers.site.content_shelf), and decoding it for each
-    of a large site's candidates cost more than the rest of the decision."""
+    """What the close's decision reads of a page's main content for every candidate.  The full
+    content of an older page is on disk (matchers.site.content_shelf); decoding it for each of a
+    large site's candidates was a large part of the decision (docs/benchmarks.md (j))."""
 
     n_tokens: int
     text_key: bytes
