@@ -37,8 +37,12 @@ def identity_letters(text: str) -> str:
     return _letters(text.casefold())
 
 
+# The length of every :func:`text_key` (an MD5 digest).
+TEXT_KEY_BYTES = hashlib.md5().digest_size
+
+
 def text_key(texts: str | Iterable[str]) -> bytes:
-    """A 16-byte key of ``texts`` (one text, or a page's sentences in order) under the rules above."""
+    """A ``TEXT_KEY_BYTES``-byte key of ``texts`` (one text, or a page's sentences in order) under the rules above."""
     if isinstance(texts, str):
         texts = (texts,)
     return letters_key(identity_letters(text) for text in texts)

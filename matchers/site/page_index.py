@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from matchers.content.bag_index import BagIndex
+from matchers.content.hard_rules import TEXT_KEY_BYTES
 from matchers.page.page_content import PageContent
 from matchers.site.content_shelf import ContentShelf, SpillFile
 from matchers.structure.best_structure import BestStructure
@@ -25,7 +26,6 @@ from matchers.structure.tag_codes import TagCodes
 from matchers.structure.tag_store import TagSequenceStore
 
 MIN_DUP_TOKENS = 20
-_KEY_BYTES = 16  # matchers.content.hard_rules.text_key
 
 
 class ContentSummary(NamedTuple):
@@ -143,7 +143,7 @@ class LanguageIndex:
         self.n_paragraphs = GrowableColumn(np.int64)
         self.content_length = GrowableColumn(np.int64)
         self.content_tokens = GrowableColumn(np.int64)  # -1: no main content
-        self._text_keys = bytearray()  # _KEY_BYTES a row
+        self._text_keys = bytearray()  # TEXT_KEY_BYTES a row
         self._unkeyed: set[int] = set()  # rows whose content came without its key (read on demand)
         # Read by row (``content[row]``); older rows come back from disk as equal copies.
         self.content = content if content is not None else ContentShelf()
@@ -167,10 +167,10 @@ class LanguageIndex:
         # A parse's draft brings the key; content built otherwise (a resumed crawl) computes it
         # when first read, as PageContent.text_key does.
         key = content._text_key if content is not None else None
-        if content is not None and (key is None or len(key) != _KEY_BYTES):
+        if content is not None and (key is None or len(key) != TEXT_KEY_BYTES):
             self._unkeyed.add(row)
             key = None
-        self._text_keys += key if key is not None else bytes(_KEY_BYTES)
+        self._text_keys += key if key is not None else bytes(TEXT_KEY_BYTES)
         return row
 
     def summary(self, row: int) -> ContentSummary | None:
@@ -178,7 +178,7 @@ class LanguageIndex:
         n = int(self.content_tokens.view()[row])
         if n < 0:
             return None
-        at = slice(row * _KEY_BYTES, (row + 1) * _KEY_BYTES)
+        at = slice(row * TEXT_KEY_BYTES, (row + 1) * TEXT_KEY_BYTES)
         if row in self._unkeyed:
             content = self.content[row]
             assert content is not None
