@@ -7,10 +7,11 @@ numba's default threading layer must not be entered from two threads at once.  I
 release the GIL, so they run on the second core while the reactor holds the first.
 ``BITEXT_STRUCTURE_WORKER=True`` runs it in a process of its own instead.  Side by side the two
 take the same time within the runs' spread on the 10,000-page benchmark, W3C and a 10-language
-site, and the thread uses 130-165 MB less: the worker's interpreter, numpy and numba, and its
-copy of the tag sequences (docs/benchmarks.md (c)).  On a site of 100,000 pages the two used the
-same memory and the process was faster by about a seventh ((j), one crawl each, before the
-search of one language's candidates became one kernel, which releases the GIL once).
+site, and the thread uses 130-170 MB less: the worker's interpreter, numpy and numba, and its
+copy of the tag sequences (docs/benchmarks.md (c), (h)).  On a site of 100,000 pages, with the
+search of one language's candidates as separate kernels (it is one kernel, which releases the GIL
+once), the two used the same memory and the process was faster by about a seventh ((j), one
+crawl each).
 
 The worker's side is bitext_spider.workers.structure_worker: it keeps its own copy of each site's tag
 sequences and best-so-far records, fed with the rows registered since the previous request.
