@@ -353,7 +353,7 @@ class BitextConfig:
     # Characters of a page's text (from its start) that fastText reads.  Its cost is linear in
     # them, about a third of a page's parse at 1,500; but fewer leave short or unaccented pages
     # under BITEXT_LANG_MIN_CONFIDENCE (on the W3C pages: 4 at 500, 1 at 800, none at 1,000-2,000;
-    # docs/benchmarks.md (c)).
+    # docs/evaluation.md, docs/benchmarks.md (c)).
     lang_max_chars: int = setting(
         MAX_CHARS, "Characters of a page's text that fastText reads: its text blocks in document order "
         "less code, menus and page chrome (fewer: faster, but short pages fall under the confidence).",
