@@ -22,7 +22,7 @@ and its workers, benchmarks/crawl_runs.py) and the share of the crawl's time tha
 last response (``bitext/time/after_last_response_s``: the close-time work).  Only ratios of runs made side by side in one
 invocation compare: the same crawl's wall time varies from run to run on a shared machine.
 
-    python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--modes off,structure,on] [--polite] [--json]
+    python benchmarks/bench_crawl_overhead.py [--docs 4750] [--repeat 2] [--modes off,structure,on] [--polite] [--latency S] [--json]
 """
 
 from __future__ import annotations
@@ -93,6 +93,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--modes", default="off,structure,on", help="comma-separated, from " + ", ".join(MODES))
     ap.add_argument("--polite", action="store_true", help="the project's AutoThrottle and concurrency")
+    ap.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                    help="the server holds every answer back this long, as one across a network would")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     modes = [m for m in a.modes.split(",") if m]
@@ -104,7 +106,8 @@ def main() -> None:
         info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=a.docs,
                              langs=("en", "fr"), coverage=1.0, extras=False, seed=21)
         server = subprocess.Popen([sys.executable, "-m", "bitext_spider.demo.loopback_server", str(tmp_path / "site"),
-                                   "--port", str(port), "--for", "3600"], cwd=ROOT, stdout=subprocess.DEVNULL)
+                                   "--port", str(port), "--for", "7200", "--latency", str(a.latency)],
+                                  cwd=ROOT, stdout=subprocess.DEVNULL)
         time.sleep(1.0)
         runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
         try:
@@ -128,7 +131,9 @@ def main() -> None:
     if a.json:
         print(json.dumps(res, indent=1))
         return
-    print(f"site: {info.page_count} pages (en, fr), served by a separate process on 127.0.0.1; {a.repeat} runs each")
+    latency = f", answers held back {a.latency:g} s" if a.latency else ""
+    print(f"site: {info.page_count} pages (en, fr), served by a separate process on 127.0.0.1{latency}; "
+          f"{a.repeat} runs each")
     print("| matching | median wall s | ratio to off | pages/s | CPU s | peak RSS MB (all processes) "
           "| after last page | pages | pairs |")
     print("|---|---|---|---|---|---|---|---|---|")

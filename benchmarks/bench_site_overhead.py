@@ -11,6 +11,7 @@ of the crawl's time that came after the last response (the close-time work).
     python benchmarks/bench_site_overhead.py ../shared/data/w3c-i18n [--repeat 3] [--json] [--keep-logs DIR]
     python benchmarks/bench_site_overhead.py --generated en,fr,de,es,ja,ko --docs 170 [--repeat 3]
     python benchmarks/bench_site_overhead.py SITE --modes off,on-structure-process,on-structure-thread
+    python benchmarks/bench_site_overhead.py SITE --polite --latency 0.1   # a server across a network
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=170, help="documents per language of the generated site")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--polite", action="store_true", help="the project's AutoThrottle and concurrency")
+    ap.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                    help="the server holds every answer back this long, as one across a network would")
     ap.add_argument("--modes", default="off,on", help=f"comma-separated, off first ({', '.join(MODES)})")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("-s", dest="settings", action="append", default=[],
@@ -88,8 +91,11 @@ def main() -> None:
         if a.site is not None:
             site = a.site.resolve()
             seeds = site / "seeds.txt"
-            server = subprocess.Popen([sys.executable, str(BENCH / "serve.py"), str(site), "--for", "7200"],
-                                      stdout=subprocess.DEVNULL)
+            # The project's server (one document root, as the shared data's sites have) can hold
+            # its answers back; the shared one cannot.
+            cmd = ([sys.executable, "-m", "bitext_spider.demo.loopback_server", str(site), "--latency", str(a.latency)]
+                   if a.latency else [sys.executable, str(BENCH / "serve.py"), str(site)])
+            server = subprocess.Popen([*cmd, "--for", "7200"], cwd=ROOT, stdout=subprocess.DEVNULL)
             label = site.name
         else:
             port = free_port()
@@ -98,7 +104,8 @@ def main() -> None:
                                  coverage=1.0, extras=False, seed=5)
             seeds = info.seeds_path
             server = subprocess.Popen([sys.executable, "-m", "bitext_spider.demo.loopback_server", str(tmp / "site"),
-                                       "--port", str(port), "--for", "7200"], cwd=ROOT, stdout=subprocess.DEVNULL)
+                                       "--port", str(port), "--for", "7200", "--latency", str(a.latency)],
+                                      cwd=ROOT, stdout=subprocess.DEVNULL)
             label = f"generated, {len(langs)} languages, {info.page_count} pages"
         time.sleep(1.0)
         runs: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
@@ -124,7 +131,8 @@ def main() -> None:
     if a.json:
         print(json.dumps(res, indent=1))
         return
-    print(f"site: {label}; {a.repeat} runs a mode, alternating")
+    latency = f", answers held back {a.latency:g} s" if a.latency else ""
+    print(f"site: {label}{latency}; {a.repeat} runs a mode, alternating")
     print("| mode | median wall s | CPU s (median) | peak RSS MB, all processes | after last response | pages | pairs |")
     print("|---|---|---|---|---|---|---|")
     for m, rs in runs.items():

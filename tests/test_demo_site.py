@@ -367,6 +367,19 @@ def test_misbehaving_paths_are_off_by_default(tmp_path: Path):
             assert err.value.code == 404
 
 
+def test_latency_holds_every_answer_back(tmp_path: Path):
+    info = _site(tmp_path, n_docs=4, langs=("en", "fr"), base_url="http://127.0.0.1:1")
+    with LoopbackServer(info.root, free_port(), latency=0.3) as base:
+        start = time.monotonic()
+        ctype, body = _fetch(base + "/")
+        assert ctype == "text/html" and body
+        assert time.monotonic() - start >= 0.3
+        start = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(base + "/missing.html", timeout=5)
+        assert err.value.code == 404 and time.monotonic() - start >= 0.3
+
+
 def test_server_binds_loopback_only(tmp_path: Path):
     info = _site(tmp_path, n_docs=4, langs=("en", "fr"), base_url="http://127.0.0.1:1")
     server = LoopbackServer(info.root, free_port())

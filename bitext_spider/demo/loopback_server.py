@@ -11,9 +11,10 @@ Because the gold standard holds absolute URLs, the port is part of the site: pic
 
 For robustness tests a server can also misbehave on purpose, each behaviour off by default:
 ``/loop`` redirects to itself, ``/slow`` answers after ``slow_seconds``, ``/huge.html`` is a 5 MB
-page and ``/garbage.html`` is random bytes labelled ``text/html``.
+page and ``/garbage.html`` is random bytes labelled ``text/html``.  For benchmarks, ``latency``
+holds every answer back that long, as a server across a network would.
 
-    python -m bitext_spider.demo.loopback_server SITE_DIR [--port N] [--for SECONDS]
+    python -m bitext_spider.demo.loopback_server SITE_DIR [--port N] [--for SECONDS] [--latency SECONDS]
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class _SiteServer(http.server.ThreadingHTTPServer):
     content_types: Mapping[str, str]
     redirect_loop: bool
     slow_seconds: float | None
+    latency: float
     huge_page: bytes | None
     garbage_page: bytes | None
     stopping: threading.Event
@@ -135,12 +137,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if not self._special(head=False):
+        if not self._held_back() and not self._special(head=False):
             super().do_GET()
 
     def do_HEAD(self) -> None:
-        if not self._special(head=True):
+        if not self._held_back() and not self._special(head=True):
             super().do_HEAD()
+
+    def _held_back(self) -> bool:
+        """Wait the server's latency; True when it shuts down meanwhile (the request is dropped)."""
+        return self.server.latency > 0 and self.server.stopping.wait(self.server.latency)
 
     def guess_type(self, path: str | os.PathLike[str]) -> str:
         rel = "/" + os.path.relpath(os.fspath(path), self.server.docroot).replace(os.sep, "/")
@@ -207,6 +213,7 @@ class LoopbackServer:
         huge_page: bool = False,
         garbage_page: bool = False,
         huge_size: int = HUGE_PAGE_BYTES,
+        latency: float = 0.0,
     ) -> None:
         self.site_dir = Path(site_dir)
         www = self.site_dir / "www"
@@ -214,6 +221,7 @@ class LoopbackServer:
         self.port = port or _site_port(self.site_dir)
         self.redirect_loop = redirect_loop
         self.slow_seconds = slow_seconds
+        self.latency = latency
         self.huge_page = _huge_page(huge_size) if huge_page else None
         self.garbage_page = random.Random(0).randbytes(65536) if garbage_page else None
         self._server: _SiteServer | None = None
@@ -239,6 +247,7 @@ class LoopbackServer:
         srv.content_types = read_content_types(self.site_dir)
         srv.redirect_loop = self.redirect_loop
         srv.slow_seconds = self.slow_seconds
+        srv.latency = self.latency
         srv.huge_page = self.huge_page
         srv.garbage_page = self.garbage_page
         srv.stopping = threading.Event()
@@ -304,6 +313,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--slow", type=float, default=None, metavar="SECONDS", help="enable /slow")
     ap.add_argument("--huge", action="store_true", help="enable /huge.html (5 MB)")
     ap.add_argument("--garbage", action="store_true", help="enable /garbage.html (binary as text/html)")
+    ap.add_argument("--latency", type=float, default=0.0, metavar="SECONDS",
+                    help="hold every answer back this long (a server across a network)")
     a = ap.parse_args(argv)
     server = LoopbackServer(
         a.site_dir,
@@ -312,6 +323,7 @@ def main(argv: list[str] | None = None) -> None:
         slow_seconds=a.slow,
         huge_page=a.huge,
         garbage_page=a.garbage,
+        latency=a.latency,
     )
     print(f"serving {server.docroot} at {server.start()}", flush=True)
     try:
