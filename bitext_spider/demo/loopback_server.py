@@ -120,7 +120,7 @@ class _SiteServer(http.server.ThreadingHTTPServer):
     content_types: Mapping[str, str]
     redirect_loop: bool
     slow_seconds: float | None
-    latency: float
+    latency: float = 0.0  # servers built without LoopbackServer (tests) answer at once
     huge_page: bytes | None
     garbage_page: bytes | None
     stopping: threading.Event
