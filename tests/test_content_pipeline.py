@@ -285,6 +285,49 @@ def test_a_young_models_judgment_is_made_again_at_close(tmp_path):
     store.close()
 
 
+def test_a_young_judgment_is_made_again_at_close_by_a_model_still_young_but_trained_further(tmp_path):
+    """The same wrong candidate, judged when the model had seen 4 of 25 sentences (required share
+    0.3 * 0.16).  At close the model has seen 24, one short of mature: it knows more than the one
+    that ruled, so it judges again with the share scaled to its own maturity (0.3 * 0.96), and
+    the candidate a quarter of whose beads align is dropped."""
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=25,
+                                              BITEXT_CONTENT_RESCUE_MIN_SENTENCES=3)
+    train(runtime, 1)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/x", page_html("fr", FR_PART)))
+    assert crawler.stats.get_value("bitext/candidates/content") == 1  # en/a - fr/x, judged young
+    train(runtime, 5)
+    assert runtime.models.get("en", "fr", site_id(runtime)).sentences_seen == 24
+    close()
+    assert crawler.stats.get_value("bitext/content/rejudged_at_close") == 1
+    assert crawler.stats.get_value("bitext/content/dropped_at_close") == 1
+    store = Store(runtime.config.db_url, create=False)
+    assert list(store.pairs()) == [] and list(store.candidates()) == []
+    store.close()
+
+
+def test_a_young_judgment_made_again_at_close_keeps_a_candidate_that_passes(tmp_path):
+    """A translation judged young and judged again by a model still young at close stays, with
+    the share and the maturity it was judged at last."""
+    crawler, runtime, run, close = make_chain(tmp_path, BITEXT_CONTENT_MATURE_SENTENCES=40)
+    train(runtime, 1)
+    run(item("http://s.test/en/a", page_html("en", EN_A)))
+    run(item("http://s.test/fr/a", page_html("fr", FR_A)))
+    train(runtime, 5)
+    runtime.resolver.content.flush_training()  # the pair's own training, held back until idle
+    seen = runtime.models.get("en", "fr", site_id(runtime)).sentences_seen
+    close()
+    assert 4 < seen < 40
+    assert crawler.stats.get_value("bitext/content/rejudged_at_close") == 1
+    assert crawler.stats.get_value("bitext/content/dropped_at_close") == 0
+    store = Store(runtime.config.db_url, create=False)
+    [cand] = store.candidates()
+    assert cand.scores["content_maturity"] == pytest.approx(seen / 40)
+    assert cand.scores["content_share"] >= 0.3 * seen / 40
+    assert [(r.url1, r.url2) for r in store.pairs()] == [("http://s.test/en/a", "http://s.test/fr/a")]
+    store.close()
+
+
 SENTENCES_QUERY = ("select p1.url, p2.url, text1, text2 from sentences join pages p1 on p1.id = page1_id "
                    "join pages p2 on p2.id = page2_id order by position")
 

@@ -383,15 +383,12 @@ class ContentFilter:
     def rejudge_site(
         self, site_id: int, index: SiteIndex, candidates: Iterable[StoredPair]
     ) -> tuple[list[Rejudged], list[int]]:
-        """Judge again the candidates a young model let through: the verdicts of
-        :meth:`rejudge_matured`, and the final model's for the others.
-
-        While the model is young the required share is scaled down (the paper's "earlier filters
-        stay strict"), so which wrong candidates get in depends on the order pages arrived in.
-        A trained model's judgment makes the outcome what a trained model would have decided at
-        arrival: a candidate below the share is dropped, as it would have been, and the close
-        sweep then looks for its page's translation on content.  Takes the site's stored
-        candidates; returns the new judgments and the ids of the candidates to drop."""
+        """Judge again the candidates a young model let through (its required share is scaled
+        down, so which wrong ones get in hangs on arrival order): the verdicts of
+        :meth:`rejudge_matured`, and the final model's for the others when it has seen more than
+        the one that ruled, at the share its maturity requires.  A candidate below it is dropped,
+        as it would have been at arrival, and the close sweep then looks for its page's
+        translation.  Returns the new judgments and the ids of the candidates to drop."""
         cfg = self.config
         updates: list[tuple[int, float, dict[str, Any]]] = []
         dropped: list[int] = []
@@ -402,27 +399,30 @@ class ContentFilter:
             if judged is None or judged >= 1.0:
                 continue
             model = self.models.get(c.lang1, c.lang2, site_id)
-            if not is_mature(model, cfg.content_mature_sentences):
+            ripe = maturity(model, cfg.content_mature_sentences)
+            if ripe <= judged:
                 continue  # no better judge than the one that ruled
             a, b = index.content(c.url1), index.content(c.url2)
             if a is None or b is None:
                 continue
-            # Judged as the model matured (the sentences of an accepted one are stored), or now.
+            # Judged as the model matured (the sentences of an accepted one are stored), or now;
+            # a model still young judges as it would have at arrival.
             verdict = self.young.verdict(site_id, a.uid, b.uid)
+            need = required_share(model, cfg.content_min_share, cfg.content_mature_sentences)
             if verdict is None:
                 m = self._match(model, a, b)
                 verdict = Verdict(None, None) if m is None else Verdict(m.share, m.mean)
                 aligned += 1
-                if m is not None and m.share >= cfg.content_min_share:
+                if m is not None and m.share >= need:
                     self.keep_match(model, m)
             share, mean = verdict.share, verdict.mean
             if share is None or mean is None:
                 continue  # too little content: the decision's veto, not the share, rules on it
-            if share < cfg.content_min_share:
+            if share < need:
                 dropped.append(c.id)
                 continue
             scores = dict(c.scores, content_share=round(share, 6), content_mean=round(mean, 6),
-                          content_maturity=1.0)
+                          content_maturity=round(ripe, 6))
             structure = scores.get("structure")
             score = float(combined_score(np.array([np.nan if structure is None else structure]),
                                          np.array([share]))[0])
