@@ -405,7 +405,7 @@ class BitextConfig:
         "", "Directory of the temporary files that hold the older pages' main content (empty: "
         "the system's temporary directory, TMPDIR).", group=_PERF, shown_type="path",
         shown_default="unset", parse=_spill_dir)
-    writer_batch: int = setting(200, "Pages committed to the database in one batch.", group=_PERF)
+    writer_batch: int = setting(50, "Pages committed to the database in one batch.", group=_PERF)
     writer_backlog: int = setting(
         2000, "Pages waiting for the database before the crawl waits too.", group=_PERF)
     writer_interval: float = setting(
