@@ -294,3 +294,50 @@ def test_resolver_steps_follow_the_settings(tmp_path):
     assert steps(BITEXT_ENABLED=False, BITEXT_DICTIONARY=str(dic)) == ["one-to-one"]
     with pytest.raises(DictionaryConfigError):
         steps(BITEXT_DICTIONARY=str(tmp_path / "missing.dic"))
+
+
+def test_pair_found_is_sent_only_to_connected_handlers():
+    """A pair is announced when a handler listens (connected through Scrapy or to any sender),
+    and its item still goes through the pipelines when none does."""
+    from pydispatch import dispatcher
+    from scrapy.signalmanager import SignalManager
+
+    from bitext_spider.crawl.pair_flow import _has_receivers, send_pair
+    from bitext_spider.signals import pair_found
+
+    class Scraper:
+        def __init__(self) -> None:
+            self.items: list[object] = []
+
+        async def start_itemproc_async(self, item: object, response: object = None) -> None:
+            self.items.append(item)
+
+    class Crawler:
+        def __init__(self) -> None:
+            self.signals = SignalManager(self)
+            self.engine = type("Engine", (), {"scraper": Scraper()})()
+            self.spider = None
+
+    crawler = Crawler()
+    assert not _has_receivers(crawler, pair_found)
+    pair = object()
+    asyncio.run(send_pair(crawler, pair))  # type: ignore[arg-type]
+    assert crawler.engine.scraper.items == [pair]
+
+    heard: list[object] = []
+
+    def on_pair(item: object, spider: object) -> None:
+        heard.append(item)
+
+    crawler.signals.connect(on_pair, signal=pair_found)
+    assert _has_receivers(crawler, pair_found)
+    asyncio.run(send_pair(crawler, pair))  # type: ignore[arg-type]
+    assert heard == [pair] and crawler.engine.scraper.items == [pair, pair]
+    crawler.signals.disconnect(on_pair, signal=pair_found)
+    assert not _has_receivers(crawler, pair_found)
+
+    dispatcher.connect(on_pair, signal=pair_found, sender=dispatcher.Any)
+    try:
+        assert _has_receivers(crawler, pair_found)
+    finally:
+        dispatcher.disconnect(on_pair, signal=pair_found, sender=dispatcher.Any)

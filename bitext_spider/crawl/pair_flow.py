@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from pydispatch.dispatcher import Anonymous, getAllReceivers, liveReceivers
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
@@ -50,8 +51,17 @@ FINAL = "final"
 
 async def send_pair(crawler: Any, pair: PairItem) -> None:
     """Announce ``pair`` (signal ``pair_found``) and send it through the item pipelines."""
-    await crawler.signals.send_catch_log_async(signal=bitext_signals.pair_found, item=pair, spider=crawler.spider)
+    if _has_receivers(crawler, bitext_signals.pair_found):
+        await crawler.signals.send_catch_log_async(signal=bitext_signals.pair_found, item=pair, spider=crawler.spider)
     await crawler.engine.scraper.start_itemproc_async(pair, response=None)
+
+
+def _has_receivers(crawler: Any, signal: object) -> bool:
+    """Whether a handler is connected to ``signal`` (the receivers Scrapy's send would call).
+    Sending a signal nobody listens to still costs Scrapy a coroutine, a ``gather`` and its checks
+    of the event loop, for every pair of the crawl."""
+    sender = getattr(crawler.signals, "sender", Anonymous)
+    return next(iter(liveReceivers(getAllReceivers(sender, signal))), None) is not None
 
 
 def _column(scores: dict[str, np.ndarray], name: str, n: int) -> np.ndarray:
