@@ -68,12 +68,12 @@ def page_record(item: PageItem, site_id: int, languages: Any, max_per_lang: int 
         for i, row in enumerate(cand.rows[keep].tolist()):
             scores = {k: col[i] for k, col in zip(names, columns, strict=True)}
             candidates.append(CandidateRecord(urls[row], cand.lang, rank[i], scores))
-    aligned = [
-        AlignedRecord(url, lang, [(b, a, p) for a, b, p in kept.sentence_pairs()] if item.content is None or kept.first.uid != item.content.uid
-                      else kept.sentence_pairs())
-        for url, lang, kept in item.aligned
-    ]
-    aligned += [AlignedRecord(url2, lang2, kept.sentence_pairs(), own_url=url1, own_lang=lang1)
+    # The page's own sentence first; a page aligned with several others has its sentences
+    # unpacked once for all of them.
+    own = item.content.uid if item.content is not None else 0  # uids count from 1
+    texts: dict[int, list[str]] = {}
+    aligned = [AlignedRecord(url, lang, kept.starting_with(own).sentence_pairs(texts)) for url, lang, kept in item.aligned]
+    aligned += [AlignedRecord(url2, lang2, kept.sentence_pairs(texts), own_url=url1, own_lang=lang1)
                 for url1, lang1, url2, lang2, kept in item.realigned]
     return PageRecord(site_id=site_id, values=values, candidates=candidates, aligned=aligned)
 

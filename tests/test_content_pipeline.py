@@ -423,6 +423,12 @@ def test_kept_alignment_gives_the_sentence_pairs_of_the_match_and_content_keeps_
     kept = match.aligned()
     assert kept.sentence_pairs() == match.sentence_pairs()
     assert kept.rows.nbytes == 40 * len(match.sentence_pairs())
+    # The sentences unpacked for one pair serve the next pair of the same page, either way round.
+    texts: dict[int, list[str]] = {}
+    assert kept.sentence_pairs(texts) == match.sentence_pairs()
+    assert texts == {en.uid: en.sentences, fr.uid: fr.sentences}
+    flipped = kept.starting_with(fr.uid)
+    assert flipped.sentence_pairs(texts) == [(b, a, p) for a, b, p in match.sentence_pairs()]
 
 
 def test_sentences_of_a_trained_models_match_are_stored_as_the_page_arrives_and_kept_if_final(tmp_path):

@@ -38,10 +38,11 @@ class ContentMatch:
         """Aligned sentences with text on both sides, in the model's language order."""
         out = []
         s1, s2 = self.first.sentences, self.second.sentences
+        sep1, sep2 = _separator(self.first), _separator(self.second)
         for bead in self.beads:
             if not bead.src or not bead.tgt:
                 continue
-            out.append((_join(self.first, s1, bead.src), _join(self.second, s2, bead.tgt), float(bead.prob)))
+            out.append((_join(sep1, s1, bead.src), _join(sep2, s2, bead.tgt), float(bead.prob)))
         return out
 
     def aligned(self) -> AlignedSentences:
@@ -65,18 +66,33 @@ class AlignedSentences:
             return self
         return AlignedSentences(self.second, self.first, self.rows[:, [2, 3, 0, 1, 4]])
 
-    def sentence_pairs(self) -> list[tuple[str, str, float]]:
-        """As :meth:`ContentMatch.sentence_pairs` gives them."""
-        s1, s2 = self.first.sentences, self.second.sentences
+    def sentence_pairs(self, texts: dict[int, list[str]] | None = None) -> list[tuple[str, str, float]]:
+        """As :meth:`ContentMatch.sentence_pairs` gives them.  ``texts`` keeps the pages' sentences
+        by content uid across calls: a page aligned with several others (one in each language)
+        has its packed sentences unpacked once, not once for each of them."""
+        s1, s2 = _sentences(self.first, texts), _sentences(self.second, texts)
+        sep1, sep2 = _separator(self.first), _separator(self.second)
         return [
-            (_join(self.first, s1, range(int(a), int(b))), _join(self.second, s2, range(int(c), int(d))), float(p))
-            for a, b, c, d, p in self.rows.tolist()
+            (_join(sep1, s1, range(a, b)), _join(sep2, s2, range(c, d)), p)
+            for (a, b, c, d), p in zip(self.rows[:, :4].astype(np.int64).tolist(), self.rows[:, 4].tolist(), strict=True)
         ]
 
 
-def _join(content: PageContent, sentences: list[str], idx: Iterable[int]) -> str:
+def _sentences(content: PageContent, texts: dict[int, list[str]] | None) -> list[str]:
+    if texts is None:
+        return content.sentences
+    got = texts.get(content.uid)
+    if got is None:
+        got = texts[content.uid] = content.sentences
+    return got
+
+
+def _separator(content: PageContent) -> str:
     # Sentences of scripts written without spaces are joined without one.
-    sep = "" if primary_subtag(content.lang) in ("zh", "ja", "th", "lo", "km", "my") else " "
+    return "" if primary_subtag(content.lang) in ("zh", "ja", "th", "lo", "km", "my") else " "
+
+
+def _join(sep: str, sentences: list[str], idx: Iterable[int]) -> str:
     return sep.join(sentences[i].strip() for i in idx)
 
 
