@@ -2,9 +2,13 @@
 
     pip install py-spy     # the sampling profiler (not a dependency of the project)
     python benchmarks/profile_crawl.py [--docs 4750] [--rate 50] [--out DIR] [-s SETTING=VALUE ...]
+    python benchmarks/profile_crawl.py --langs en,fr,de,es,ja,ko,it,pt,nl,pl --docs 98 --seed 5
+    python benchmarks/profile_crawl.py --site ../shared/data/w3c-i18n
 
 Generates the benchmark site of docs/benchmarks.md (c) (``--docs`` documents in English and French,
-seed 21: 10,076 pages at 4,750), serves it from a separate process on 127.0.0.1, and runs
+seed 21: 10,076 pages at 4,750; ``--langs`` and ``--seed`` for another generated site, such as
+the 10-language site of (h)), or takes a site folder (``--site``, served by
+../shared/bench/serve.py), serves it from a separate process on 127.0.0.1, and runs
 ``scrapy crawl site`` with the default settings (plus ``-s`` ones) under
 ``py-spy record --subprocesses --format raw``, so the crawl process and its worker processes are
 sampled alike (idle threads are not sampled: a sample is a thread running Python or waiting in a
@@ -33,6 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT.parent / "shared" / "bench"
 sys.path.insert(0, str(ROOT))
 
 from bitext_spider.demo.loopback_server import free_port  # noqa: E402
@@ -96,7 +101,10 @@ def print_table(samples: Counter[str], rate: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--docs", type=int, default=4750)
+    ap.add_argument("--docs", type=int, default=4750, help="documents per language of the generated site")
+    ap.add_argument("--langs", default="en,fr", help="comma-separated languages of the generated site")
+    ap.add_argument("--seed", type=int, default=21, help="the generated site's seed")
+    ap.add_argument("--site", type=Path, help="a site folder (hosts.tsv, seeds.txt) instead of a generated site")
     ap.add_argument("--rate", type=int, default=50, help="samples per second per thread")
     ap.add_argument("--out", type=Path, help="keep the raw stacks and the crawl log here")
     ap.add_argument("-s", dest="settings", action="append", default=[], help="Scrapy setting NAME=VALUE")
@@ -114,17 +122,28 @@ def main() -> None:
         tmp_path = Path(tmp)
         out = a.out or tmp_path
         out.mkdir(parents=True, exist_ok=True)
-        port = free_port()
-        info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=a.docs,
-                             langs=("en", "fr"), coverage=1.0, extras=False, seed=21)
-        server = subprocess.Popen([sys.executable, "-m", "bitext_spider.demo.loopback_server", str(tmp_path / "site"),
-                                   "--port", str(port), "--for", "7200"], cwd=ROOT, stdout=subprocess.DEVNULL)
+        if a.site is not None:
+            site = a.site.resolve()
+            seeds = site / "seeds.txt"
+            server = subprocess.Popen([sys.executable, str(BENCH / "serve.py"), str(site), "--for", "7200"],
+                                      cwd=ROOT, stdout=subprocess.DEVNULL)
+            label = site.name
+        else:
+            port = free_port()
+            langs = tuple(a.langs.split(","))
+            info = generate_site(tmp_path / "site", base_url=f"http://127.0.0.1:{port}", n_docs=a.docs,
+                                 langs=langs, coverage=1.0, extras=False, seed=a.seed)
+            seeds = info.seeds_path
+            server = subprocess.Popen([sys.executable, "-m", "bitext_spider.demo.loopback_server",
+                                       str(tmp_path / "site"), "--port", str(port), "--for", "7200"],
+                                      cwd=ROOT, stdout=subprocess.DEVNULL)
+            label = f"{info.page_count} pages ({', '.join(langs)})"
         time.sleep(1.0)
         stacks, log = out / "stacks.txt", out / "crawl.log"
         extra = [x for s in a.settings for x in ("-s", s)]
         cmd = [py_spy, "record", "--subprocesses", "--format", "raw", "-r", str(a.rate), "-o", str(stacks),
                *(["--gil"] if a.gil else []), "--",
-               sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={info.seeds_path}",
+               sys.executable, "-m", "scrapy", "crawl", "site", "-a", f"seeds={seeds}",
                "-s", f"BITEXT_DB_URL=sqlite:///{tmp_path / 'crawl.db'}", *CRAWL_SETTINGS, *extra]
         try:
             t0 = time.perf_counter()
@@ -136,7 +155,7 @@ def main() -> None:
             server.wait()
         samples = tabulate(stacks)
         text = log.read_text(encoding="utf-8", errors="replace")
-    print(f"site: {info.page_count} pages (en, fr); crawl under py-spy: {wall:.1f} s wall")
+    print(f"site: {label}; crawl under py-spy: {wall:.1f} s wall")
     print_table(samples, a.rate)
     for key in ("memusage/max", "memusage/startup", "bitext/pages", "bitext/pairs", "bitext/time/structure_cpu_ms",
                 "bitext/time/content_cpu_ms", "elapsed_time_seconds"):
