@@ -73,8 +73,8 @@ class AlignedSentences:
         s1, s2 = _sentences(self.first, texts), _sentences(self.second, texts)
         sep1, sep2 = _separator(self.first), _separator(self.second)
         return [
-            (_join(sep1, s1, range(a, b)), _join(sep2, s2, range(c, d)), p)
-            for (a, b, c, d), p in zip(self.rows[:, :4].astype(np.int64).tolist(), self.rows[:, 4].tolist(), strict=True)
+            (_join(sep1, s1, range(int(a), int(b))), _join(sep2, s2, range(int(c), int(d))), p)
+            for a, b, c, d, p in self.rows.tolist()
         ]
 
 
